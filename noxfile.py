@@ -1,0 +1,171 @@
+"""Every workflow of the field guide.
+
+    nox -s docs                      build site/ against the default torch
+    nox -s docs -- --torch 2.14.1    build it against another torch release
+    nox -s docs -- --refresh         run every snippet again, ignoring the cache
+    nox -s docs -- --base OLD.json   also render "What changed" against an older record
+    nox -s serve                     serve with live reload (re-executes only what changed)
+    nox -s tests                     the test suite
+    nox -s bench                     build-speed benchmark
+    nox -s diff -- OLD NEW           compare two record.json files
+    nox -s upgrade -- 2.14.1         build against another torch and diff it against the default
+
+Each torch release gets its own environment under .nox/torch-<version>, made once and reused.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import nox
+
+ROOT = Path(__file__).resolve().parent
+DEFAULT_TORCH = "2.13.0"
+OLDEST_SUPPORTED = (2, 2)
+nox.options.sessions = ["docs"]
+nox.options.default_venv_backend = "none"
+QUIET_ENV = {"NO_MKDOCS_2_WARNING": "1", "DISABLE_MKDOCS_2_WARNING": "true"}
+
+
+def _parse_version(text: str) -> tuple[int, ...]:
+    if not re.fullmatch(r"\d+\.\d+\.\d+", text):
+        raise ValueError(f"--torch {text!r} is not a release number like {DEFAULT_TORCH}")
+    return tuple(int(p) for p in text.split("."))
+
+
+def check_torch_version(session: nox.Session, version: str) -> None:
+    """Fail with a clear message, before anything is built, on a malformed or unknown release."""
+    try:
+        parsed = _parse_version(version)
+    except ValueError as exc:
+        session.error(str(exc))
+    if parsed[:2] < OLDEST_SUPPORTED:
+        session.error(f"torch {version} is older than the oldest release this guide supports (2.2)")
+    if (ROOT / ".nox" / f"torch-{version}" / "fieldguide.stamp").exists():
+        return
+    out = subprocess.run(
+        [sys.executable, "-m", "pip", "index", "versions", "torch"], capture_output=True, text=True, check=False
+    )
+    if out.returncode != 0:
+        session.error(f"could not list torch releases from the package registry:\n{out.stderr.strip()[-800:]}")
+    available = re.findall(r"[\d]+\.[\d]+\.[\d]+", out.stdout.split("Available versions:", 1)[-1])
+    if version not in available:
+        session.error(f"torch {version} is not a release on the package registry; available: {', '.join(available[:25])} ...")
+
+
+def _numpy_spec(version: str) -> str:
+    return "numpy<2" if _parse_version(version)[:2] < (2, 3) else "numpy"
+
+
+def torch_python(session: nox.Session, version: str) -> str:
+    """The interpreter of the environment for one torch release, made (or refreshed) on demand."""
+    check_torch_version(session, version)
+    venv = ROOT / ".nox" / f"torch-{version}"
+    python = venv / "bin" / "python"
+    stamp = venv / "fieldguide.stamp"
+    want = hashlib.sha256(((ROOT / "pyproject.toml").read_bytes() + version.encode())).hexdigest()
+    if stamp.exists() and stamp.read_text() == want and python.exists():
+        return str(python)
+    if not python.exists():
+        session.log(f"creating the environment for torch {version} in {venv.relative_to(ROOT)}")
+        session.run(sys.executable, "-m", "venv", str(venv), external=True)
+    session.run(
+        str(python), "-m", "pip", "install", "--disable-pip-version-check", "-q",
+        f"torch=={version}", _numpy_spec(version), "-e", f"{ROOT}[test]", external=True,
+    )
+    stamp.write_text(want)
+    return str(python)
+
+
+def _take(args: list[str], flag: str, default: str | None = None) -> str | None:
+    if flag in args:
+        i = args.index(flag)
+        if i + 1 >= len(args):
+            raise SystemExit(f"{flag} needs a value")
+        value = args[i + 1]
+        del args[i : i + 2]
+        return value
+    return default
+
+
+def _flag(args: list[str], flag: str) -> bool:
+    if flag in args:
+        args.remove(flag)
+        return True
+    return False
+
+
+def build_site(session, python: str, site_dir: Path, *, refresh=False, base=None, extra_env=None, args=()):
+    env = {**QUIET_ENV, "FIELDGUIDE_REFRESH": "1" if refresh else "0", **(extra_env or {})}
+    if base:
+        env["FIELDGUIDE_BASE_RECORD"] = str(Path(base).resolve())
+    session.run(python, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site_dir), *args, env=env, external=True)
+
+
+@nox.session
+def docs(session: nox.Session) -> None:
+    """Build the site: nox -s docs [-- --torch X.Y.Z] [--refresh] [--base OLD/record.json] [--site-dir DIR]"""
+    args = list(session.posargs)
+    version = _take(args, "--torch", DEFAULT_TORCH)
+    refresh = _flag(args, "--refresh")
+    base = _take(args, "--base")
+    site_dir = Path(_take(args, "--site-dir", "site"))
+    python = torch_python(session, version)
+    build_site(session, python, site_dir, refresh=refresh, base=base, args=args)
+    session.log(f"built {site_dir}/ against torch {version}; open {site_dir}/index.html or run `nox -s serve`")
+
+
+@nox.session
+def serve(session: nox.Session) -> None:
+    """Serve with live reload: nox -s serve [-- --torch X.Y.Z] [--dev-addr HOST:PORT]"""
+    args = list(session.posargs)
+    version = _take(args, "--torch", DEFAULT_TORCH)
+    python = torch_python(session, version)
+    session.run(python, "-m", "mkdocs", "serve", "--strict", *args, env=QUIET_ENV, external=True)
+
+
+@nox.session
+def tests(session: nox.Session) -> None:
+    """The test suite, against the default torch: nox -s tests [-- PYTEST ARGS]"""
+    python = torch_python(session, DEFAULT_TORCH)
+    session.run(python, "-m", "pytest", *session.posargs, env=QUIET_ENV, external=True)
+
+
+@nox.session
+def bench(session: nox.Session) -> None:
+    """Build-speed benchmark (cold, warm, nothing changed, one snippet changed; seconds and peak RSS)."""
+    python = torch_python(session, DEFAULT_TORCH)
+    session.run(python, "-m", "fieldguide.bench", *session.posargs, env=QUIET_ENV, external=True)
+
+
+@nox.session
+def diff(session: nox.Session) -> None:
+    """Compare two builds: nox -s diff -- OLD/record.json NEW/record.json [--html OUT] [--fail-on-change]"""
+    python = torch_python(session, DEFAULT_TORCH)
+    session.run(python, "-m", "fieldguide.diff", *session.posargs, external=True)
+
+
+@nox.session
+def upgrade(session: nox.Session) -> None:
+    """Build against another torch and report what changed: nox -s upgrade -- 2.14.1 [--refresh]"""
+    args = list(session.posargs)
+    refresh = _flag(args, "--refresh")
+    if len(args) != 1:
+        session.error("usage: nox -s upgrade -- X.Y.Z [--refresh]")
+    new = args[0]
+    check_torch_version(session, new)
+    out = ROOT / "build" / "upgrade"
+    base_site, new_site = out / f"torch-{DEFAULT_TORCH}", out / f"torch-{new}"
+    build_site(session, torch_python(session, DEFAULT_TORCH), base_site, refresh=refresh)
+    build_site(session, torch_python(session, new), new_site, refresh=refresh, base=base_site / "record.json")
+    report = out / f"diff-{DEFAULT_TORCH}-to-{new}"
+    session.run(
+        torch_python(session, DEFAULT_TORCH), "-m", "fieldguide.diff",
+        str(base_site / "record.json"), str(new_site / "record.json"),
+        "--html", f"{report}.html", "--markdown", f"{report}.md", external=True,
+    )
+    session.log(f"report: {report}.md and {report}.html; site built against {new}: {new_site}/")

@@ -1,0 +1,110 @@
+"""Stage 2 — execute: run every collected job, isolated, cached and in parallel.
+
+Scheduling only: how a process is made lives in executors.py, what its output means in
+record.py, where results are kept in cache.py.
+"""
+
+from __future__ import annotations
+
+import os
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict
+from importlib import metadata
+from pathlib import Path
+
+from .cache import Cache, Toolchain, cache_key
+from .collect import Job, local_imports
+from .progress import Progress
+from .record import SnippetResult, python_version, result_from_run
+
+STDERR_TAIL = 15
+
+
+class ExecutionFailed(Exception):
+    """One or more snippets failed; the message names page, snippet and the end of stderr."""
+
+
+def current_toolchain() -> Toolchain:
+    try:
+        torch_version = metadata.version("torch")
+    except metadata.PackageNotFoundError:
+        raise ExecutionFailed(
+            "torch is not installed in the environment that builds the site; build with `nox -s docs`, "
+            "which installs it"
+        ) from None
+    return Toolchain(torch=torch_version, python=python_version())
+
+
+def job_key(job: Job, snippets_dir: Path, toolchain: Toolchain) -> str:
+    imports = {
+        str(p.relative_to(snippets_dir)): p.read_text(encoding="utf-8") for p in local_imports(job.file, snippets_dir)
+    }
+    return cache_key(job.file.read_text(encoding="utf-8"), imports, job.env, toolchain)
+
+
+def failure_message(job: Job, result: SnippetResult, timed_out: bool) -> str:
+    pages = ", ".join(job.pages) or "(no page)"
+    if timed_out:
+        what = f"ran past its timeout of {job.timeout:g}s and was killed (with its child processes)"
+    else:
+        what = f"exited with code {result.exit_code}, but its fence declares exit={job.exit}"
+    env = " ".join(f"{k}={v}" for k, v in job.env.items())
+    tail = (result.stderr or result.output).rstrip("\n").splitlines()[-STDERR_TAIL:]
+    body = "\n".join("    " + t for t in tail) or "    (no output)"
+    return f"{pages}: {job.display_path} {what}.\n  ran as: {env + ' ' if env else ''}python {job.display_path}\n  last lines of stderr:\n{body}"
+
+
+def default_workers() -> int:
+    return max(1, min(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1, 8))
+
+
+def execute(
+    jobs: list[Job],
+    *,
+    root: Path,
+    snippets_dir: Path,
+    executor,
+    cache: Cache | None,
+    workers: int | None = None,
+    refresh: bool = False,
+    progress: Progress | None = None,
+) -> list[SnippetResult]:
+    """Results for jobs, in the jobs' order whatever the scheduling. Raises ExecutionFailed."""
+    toolchain = current_toolchain()
+    progress = progress or Progress(len(jobs))
+    keys = [job_key(job, snippets_dir, toolchain) for job in jobs]
+    results: list[SnippetResult | None] = [None] * len(jobs)
+    failures: list[str] = []
+    to_run = []
+    for i, (job, key) in enumerate(zip(jobs, keys)):
+        payload = None if (refresh or cache is None) else cache.get(key)
+        if payload is not None:
+            results[i] = SnippetResult(**{**payload, "pages": list(job.pages), "cached": True})
+            progress.finish(job.display_path, True, 0.0)
+        else:
+            to_run.append(i)
+
+    def run_one(i: int) -> None:
+        job = jobs[i]
+        progress.start(job.display_path)
+        raw = executor.run(job.file, job.env, job.timeout)
+        result = result_from_run(job.display_path, job.env, raw.events, raw.exit_code, raw.seconds, root, raw.executor)
+        result.pages = list(job.pages)
+        progress.finish(job.display_path, False, raw.seconds)
+        if raw.timed_out or raw.exit_code != job.exit:
+            failures.append(failure_message(job, result, raw.timed_out))
+            return
+        if cache is not None:
+            payload = asdict(result)
+            payload.pop("pages")
+            payload.pop("cached")
+            cache.put(keys[i], payload)
+        results[i] = result
+
+    if to_run:
+        with ThreadPoolExecutor(max_workers=workers or default_workers()) as pool:
+            list(pool.map(run_one, to_run))
+    progress.close()
+    if failures:
+        raise ExecutionFailed(f"{len(failures)} snippet(s) failed:\n" + "\n".join(sorted(failures)))
+    return [r for r in results if r is not None]

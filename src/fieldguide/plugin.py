@@ -1,0 +1,95 @@
+"""The MkDocs plugin that wires the pipeline stages into a build.
+
+    on_config  register the ``snippet`` fence (render.py) with pymdownx.superfences
+    on_files   collect (collect.py) -> execute (execute.py) -> current record (record.py)
+    pages      render from the record; chapter code reads it through fieldguide.record
+    on_post_build  write site/record.json
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from mkdocs.config import config_options as c
+from mkdocs.config.base import Config
+from mkdocs.exceptions import PluginError
+from mkdocs.plugins import BasePlugin, get_plugin_logger
+
+from . import record, render
+from .cache import Cache
+from .collect import CollectError, collect
+from .execute import ExecutionFailed, current_toolchain, execute
+from .executors import make_executor
+from .fences import FENCE_NAME
+
+log = get_plugin_logger(__name__)
+
+
+def _env_flag(name: str) -> bool:
+    return os.environ.get(name, "").lower() in {"1", "true", "yes", "on"}
+
+
+class FieldGuideConfig(Config):
+    snippets_dir = c.Type(str, default="snippets")
+    cache_dir = c.Type(str, default=".fieldguide-cache")
+    executor = c.Choice(("warm", "fresh"), default="warm")
+    workers = c.Type(int, default=0)
+    refresh = c.Type(bool, default=False)
+
+
+class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
+    def on_config(self, config):
+        if "pymdownx.superfences" not in config["markdown_extensions"]:
+            raise PluginError("fieldguide: the 'pymdownx.superfences' markdown extension is required")
+        self.root = Path(config["config_file_path"]).resolve().parent
+        self.snippets_dir = (self.root / self.config.snippets_dir).resolve()
+        render.SNIPPETS_DIR = self.snippets_dir
+        fences = config["mdx_configs"].setdefault("pymdownx.superfences", {}).setdefault("custom_fences", [])
+        if not any(f.get("name") == FENCE_NAME for f in fences):
+            fences.append({"name": FENCE_NAME, "class": FENCE_NAME, "validator": render.validator, "format": render.formatter})
+        return config
+
+    def on_files(self, files, config):
+        docs = Path(config["docs_dir"]).resolve()
+        docs_label = os.path.relpath(docs, self.root)
+        pages, urls = {}, {}
+        for file in files.documentation_pages():
+            name = f"{docs_label}/{file.src_uri}"
+            pages[name] = Path(file.abs_src_path).read_text(encoding="utf-8")
+            urls[name] = file.url or "./"
+        try:
+            jobs = collect(pages, self.snippets_dir)
+        except CollectError as exc:
+            raise PluginError(f"fieldguide: bad snippet fence(s):\n{exc}") from None
+        executor_name = os.environ.get("FIELDGUIDE_EXECUTOR") or self.config.executor
+        workers = int(os.environ.get("FIELDGUIDE_WORKERS") or self.config.workers or 0) or None
+        refresh = self.config.refresh or _env_flag("FIELDGUIDE_REFRESH")
+        no_cache = _env_flag("FIELDGUIDE_NO_CACHE")
+        executor = make_executor(executor_name, cwd=self.root, workers=workers)
+        try:
+            results = execute(
+                jobs,
+                root=self.root,
+                snippets_dir=self.snippets_dir,
+                executor=executor,
+                cache=None if no_cache else Cache(self.root / self.config.cache_dir),
+                workers=workers,
+                refresh=refresh,
+            )
+        except ExecutionFailed as exc:
+            raise PluginError(f"fieldguide: {exc}") from None
+        finally:
+            executor.close()
+        for result in results:
+            result.pages = [urls[p] for p in result.pages]
+        record.set_current(record.BuildRecord.new(current_toolchain().torch, results))
+        return files
+
+    def on_serve(self, server, config, builder):
+        server.watch(str(self.snippets_dir))
+        return server
+
+    def on_post_build(self, config):
+        build = record.current()
+        build.write(Path(config["site_dir"]) / record.RECORD_NAME)

@@ -1,0 +1,154 @@
+"""Stage 3 — record: results of a build, as data. Written to site/record.json.
+
+The field names of record.json are a contract read by the diff tooling and CI:
+torch, python, platform, built_at, snippets[] with path, pages, env, stdout, logs, exit_code,
+seconds, cached, normalized. (Extra fields: output, stderr, executor.)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import sys
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+from . import logs as logparse
+from .normalize import normalize_output
+
+RECORD_NAME = "record.json"
+
+
+@dataclass
+class SnippetResult:
+    path: str  # as a reader types it: snippets/guards/anatomy.py
+    env: dict[str, str]
+    stdout: str
+    logs: dict[str, str]
+    output: str  # what the page shows: stdout and requested channels, prefix-stripped, in order
+    stderr: str  # stderr that is not a torch log record (warnings, tracebacks)
+    exit_code: int | None
+    seconds: float
+    normalized: dict
+    pages: list[str] = field(default_factory=list)
+    cached: bool = False
+    executor: str = ""
+
+    def json(self) -> dict | list | None:
+        """The last line of stdout that parses as JSON: measurements a snippet reports as data."""
+        for line in reversed(self.stdout.splitlines()):
+            line = line.strip()
+            if line.startswith(("{", "[")):
+                try:
+                    return json.loads(line)
+                except ValueError:
+                    continue
+        return None
+
+    def log(self, channel: str) -> str:
+        return self.logs.get(channel, "")
+
+
+def requested_channels(env: dict[str, str]) -> list[str]:
+    return [c.strip().lstrip("+-") for c in env.get("TORCH_LOGS", "").split(",") if c.strip()]
+
+
+def result_from_run(display_path: str, env: dict[str, str], events, exit_code, seconds, root, executor="") -> SnippetResult:
+    lines = logparse.parse(events)
+    stdout = logparse.stdout_text(lines)
+    channels = logparse.channels(lines)
+    return SnippetResult(
+        path=display_path,
+        env=dict(env),
+        stdout=stdout,
+        logs=channels,
+        output=logparse.display_text(lines, requested_channels(env)),
+        stderr=logparse.stderr_text(lines),
+        exit_code=exit_code,
+        seconds=round(seconds, 3),
+        normalized=normalize_output(stdout, channels, root),
+        executor=executor,
+    )
+
+
+@dataclass
+class BuildRecord:
+    torch: str
+    python: str
+    platform: str
+    built_at: str
+    snippets: list[SnippetResult]
+
+    @classmethod
+    def new(cls, torch_version: str, snippets: list[SnippetResult]) -> BuildRecord:
+        return cls(
+            torch=torch_version,
+            python=platform.python_version(),
+            platform=f"{platform.system()} {platform.machine()}",
+            built_at=datetime.now(timezone.utc).replace(microsecond=0).isoformat(),
+            snippets=snippets,
+        )
+
+    def to_json(self) -> dict:
+        return {
+            "torch": self.torch,
+            "python": self.python,
+            "platform": self.platform,
+            "built_at": self.built_at,
+            "snippets": [asdict(s) for s in self.snippets],
+        }
+
+    def write(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".json.tmp")
+        tmp.write_text(json.dumps(self.to_json(), indent=1, sort_keys=False) + "\n", encoding="utf-8")
+        os.replace(tmp, path)
+
+    @classmethod
+    def read(cls, path: Path) -> BuildRecord:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        return cls.from_json(data)
+
+    @classmethod
+    def from_json(cls, data: dict) -> BuildRecord:
+        fields = SnippetResult.__dataclass_fields__
+        snippets = [SnippetResult(**{k: v for k, v in s.items() if k in fields}) for s in data["snippets"]]
+        return cls(data["torch"], data["python"], data["platform"], data["built_at"], snippets)
+
+    # -- lookup, for chapter code ------------------------------------------------------------
+    def find(self, path: str, **env: str) -> SnippetResult:
+        """The result for snippets/<path>; env narrows it when a snippet ran under several environments."""
+        want = path if path.startswith("snippets/") else f"snippets/{path}"
+        matches = [s for s in self.snippets if s.path == want and all(s.env.get(k) == v for k, v in env.items())]
+        if not matches:
+            ran = sorted({s.path for s in self.snippets})
+            raise LookupError(f"no result for {want} {env or ''} in this build; results exist for: {', '.join(ran)}")
+        if len(matches) > 1:
+            raise LookupError(f"{want} ran under several environments; name one of: {[m.env for m in matches]}")
+        return matches[0]
+
+
+# -- the record of the build in progress (set by the plugin, read by render code) ------------
+_current: BuildRecord | None = None
+
+
+def set_current(record: BuildRecord | None) -> None:
+    global _current
+    _current = record
+
+
+def current() -> BuildRecord:
+    if _current is None:
+        raise RuntimeError("no build in progress: results exist only while mkdocs builds the site with the fieldguide plugin")
+    return _current
+
+
+def result(path: str, **env: str) -> SnippetResult:
+    """Shortcut for page code: the result of a snippet in the current build."""
+    return current().find(path, **env)
+
+
+def python_version() -> str:
+    return sys.version.split()[0]

@@ -1,0 +1,36 @@
+"""The "Build report" page: the build record as a page (reads the record, never executes)."""
+
+from __future__ import annotations
+
+import posixpath
+
+from .record import BuildRecord
+
+
+def relative_link(from_url: str, to_url: str) -> str:
+    """A link from one site-relative page URL to another ("build/report/" -> "guards/")."""
+    base = posixpath.dirname(from_url.rstrip("/") + "/x") if from_url not in ("", "./") else ""
+    target = to_url if to_url not in ("./", "") else ""
+    rel = posixpath.relpath(target or ".", base or ".")
+    return "./" if rel == "." else rel + ("/" if target.endswith("/") and not rel.endswith("/") else "")
+
+
+def summary(build: BuildRecord) -> str:
+    ran = sum(1 for s in build.snippets if not s.cached)
+    return (
+        f"| | |\n|---|---|\n| torch | `{build.torch}` |\n| Python | `{build.python}` |\n"
+        f"| platform | {build.platform} |\n| built at | {build.built_at} |\n"
+        f"| snippets | {len(build.snippets)} ({ran} executed in this build, {len(build.snippets) - ran} from the cache) |\n"
+    )
+
+
+def snippet_table(build: BuildRecord, page_url: str) -> str:
+    rows = ["| snippet | environment | seconds | cache | exit | shown on |", "|---|---|---:|---|---:|---|"]
+    for s in sorted(build.snippets, key=lambda s: -s.seconds):
+        env = " ".join(f"`{k}={v}`" for k, v in s.env.items()) or "—"
+        pages = ", ".join(f"[{p.strip('/') or 'home'}]({relative_link(page_url, p)})" for p in s.pages)
+        cache = "hit" if s.cached else "executed"
+        rows.append(f"| `{s.path}` | {env} | {s.seconds:.2f} | {cache} | {s.exit_code} | {pages} |")
+    total = sum(s.seconds for s in build.snippets)
+    rows.append(f"| **total** | | **{total:.2f}** | | | |")
+    return "\n".join(rows) + "\n"
