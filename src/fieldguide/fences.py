@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 FENCE_NAME = "snippet"
 DEFAULT_TIMEOUT = 120.0
-SHOW_CHOICES = ("both", "output", "source")
+SHOW_CHOICES = ("both", "output", "source", "none")
 KNOWN_OPTIONS = {"path", "logs", "env", "lines", "timeout", "exit", "show", "title"}
 _CHANNEL_RE = re.compile(r"^[+-]?[A-Za-z_][A-Za-z0-9_.]*$")
 _ENV_KEY_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")

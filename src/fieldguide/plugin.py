@@ -16,7 +16,9 @@ from mkdocs.config.base import Config
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, get_plugin_logger
 
-from . import record, render
+from mkdocs.structure.files import File
+
+from . import downloads, record, render
 from .cache import Cache
 from .collect import CollectError, collect
 from .execute import ExecutionFailed, current_toolchain, execute
@@ -84,7 +86,19 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
         for result in results:
             result.pages = [urls[p] for p in result.pages]
         record.set_current(record.BuildRecord.new(current_toolchain().torch, results))
+        self._add_downloads(files, config, results)
         return files
+
+    def _add_downloads(self, files, config, results) -> None:
+        """Each executed snippet as a file of the site, and a zip of each chapter's snippets."""
+        chapters: dict[str, list[Path]] = {}
+        for path in sorted({r.path for r in results}):
+            source = self.root / path
+            files.append(File.generated(config, path, abs_src_path=str(source)))
+            chapters.setdefault(path.split("/")[1], []).append(source)
+        for chapter, sources in chapters.items():
+            content = downloads.zip_bytes(sources, self.root)
+            files.append(File.generated(config, f"downloads/{chapter}-snippets.zip", content=content))
 
     def on_serve(self, server, config, builder):
         server.watch(str(self.snippets_dir))

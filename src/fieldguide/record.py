@@ -64,13 +64,18 @@ def result_from_run(display_path: str, env: dict[str, str], events, exit_code, s
         env=dict(env),
         stdout=stdout,
         logs=channels,
-        output=logparse.display_text(lines, requested_channels(env)),
+        output=_relative_paths(logparse.display_text(lines, requested_channels(env)), root),
         stderr=logparse.stderr_text(lines),
         exit_code=exit_code,
         seconds=round(seconds, 3),
         normalized=normalize_output(stdout, channels, root),
         executor=executor,
     )
+
+
+def _relative_paths(text: str, root) -> str:
+    """Show paths inside the repository as a reader who runs from its root would see them."""
+    return text.replace(str(Path(root).resolve()) + "/", "") if root else text
 
 
 @dataclass

@@ -66,6 +66,8 @@ def formatter(source: str, language: str, css_class: str, options: dict[str, Any
     title = fence.title or (display + (f" (lines {fence.lines[0]}-{fence.lines[1]})" if fence.lines else ""))
     code = source_lines(fence)
 
+    if fence.show == "none":  # executed for the chapter's data; the page renders it its own way
+        return ""
     if fence.show == "source":
         return base_format(
             language="python", run=lambda *a, **k: "", code=code, md=md, source="above", extra={"title": title}

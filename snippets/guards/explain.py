@@ -1,0 +1,19 @@
+# The same function as anatomy.py, asked for its guards as objects instead of text.
+import torch
+
+
+def scaled_sin(x, alpha):
+    return torch.sin(x) * alpha
+
+
+def builder_name(guard):
+    fn = guard.create_fn
+    return getattr(fn, "func", fn).__name__  # a functools.partial on some releases
+
+
+torch.manual_seed(0)
+# explain() resets dynamo's caches before it compiles: never call it mid-investigation.
+report = torch._dynamo.explain(scaled_sin)(torch.randn(4), 2.0)
+for guard in report.out_guards:
+    print(f"{builder_name(guard):<30} {guard.name or '-'}")
+print(f"{len(report.out_guards)} guard objects")

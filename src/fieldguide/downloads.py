@@ -1,0 +1,50 @@
+"""Chapter downloads: each snippet as a .py file, a zip of a chapter's snippets, and its notebook.
+
+The plugin puts the files into the site (site_files); chapter pages link to them (chapter_links).
+"""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from pathlib import Path
+
+from . import record
+from .report import relative_link
+
+
+def chapter_paths(chapter: str, build: record.BuildRecord | None = None) -> list[str]:
+    """snippets/<chapter>/*.py that ran in this build, in path order."""
+    build = build or record.current()
+    return sorted({s.path for s in build.snippets if s.path.startswith(f"snippets/{chapter}/")})
+
+
+def zip_bytes(files: list[Path], root: Path) -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        for f in sorted(files):
+            info = zipfile.ZipInfo(str(f.relative_to(root)), date_time=(2020, 1, 1, 0, 0, 0))  # reproducible
+            zf.writestr(info, f.read_bytes())
+    return buf.getvalue()
+
+
+def chapter_links(chapter: str, page_url: str, notebook: bool = True) -> str:
+    build = record.current()
+    lines = [
+        "Every example in this chapter is a plain Python file. Download them and run them on your own "
+        "torch; the command above each output on this page is the one to use.",
+        "",
+    ]
+    for path in chapter_paths(chapter, build):
+        envs = [s.env for s in build.snippets if s.path == path]
+        cmd = " or ".join(
+            "`" + " ".join([*(f"{k}={v}" for k, v in e.items()), "python", path]) + "`" for e in envs
+        )
+        lines.append(f"- [{path.split('/')[-1]}]({relative_link(page_url, path)}): {cmd}")
+    lines.append("")
+    zip_url = relative_link(page_url, f"downloads/{chapter}-snippets.zip")
+    lines.append(f"[Download all of them as a zip :material-download:]({zip_url}){{ .md-button }}")
+    if notebook:
+        nb_url = relative_link(page_url, f"notebooks/{chapter}/")
+        lines.append(f"[Open the chapter as a notebook :material-notebook:]({nb_url}){{ .md-button }}")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,87 @@
+"""Generate a chapter's notebook (a jupytext percent-format .py under docs/notebooks/) from its snippets.
+
+The notebook walks through the chapter's examples in page order. Each example starts from what a
+fresh process would give it (empty dynamo caches and counters) and turns on the same log channels
+the page used. Run `python -m fieldguide.notebook` after editing snippets; a test fails while a
+committed notebook is out of date.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from .fences import find_fences
+
+HEADER = '''# ---
+# jupyter:
+#   jupytext:
+#     formats: py:percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # {title}
+#
+# The examples of the chapter, one per cell, to run on your own torch. Generated from the
+# files under `snippets/{chapter}/`; the chapter on the site shows what the build's torch printed.
+
+# %%
+import torch
+from torch._dynamo.utils import counters
+
+
+def fresh_start(**channels):
+    """Empty dynamo caches and counters, and the given TORCH_LOGS channels, like a fresh process."""
+    torch._dynamo.reset()
+    counters.clear()
+    torch._logging.set_logs(**{{name: True for name in channels}})
+'''
+
+
+def page_snippets(page: Path) -> list[tuple[str, tuple[str, ...]]]:
+    """(snippet path, channels) in page order, each snippet once (its first, shown fence)."""
+    seen, out = set(), []
+    for found in find_fences(page.read_text(encoding="utf-8")):
+        fence = found.fence
+        if fence is None or fence.path in seen or fence.show == "none":
+            continue
+        seen.add(fence.path)
+        out.append((fence.path, fence.shown_channels()))
+    return out
+
+
+def render(chapter: str, title: str, page: Path, snippets_dir: Path) -> str:
+    parts = [HEADER.format(title=title, chapter=chapter)]
+    for path, channels in page_snippets(page):
+        source = (snippets_dir / path).read_text(encoding="utf-8").rstrip("\n")
+        logs = ", ".join(f"{c}=True" for c in channels)
+        parts.append(f"\n# %% [markdown]\n# ## `{path.split('/')[-1]}`\n\n# %%\nfresh_start({logs})\n{source}\n")
+    return "".join(parts)
+
+
+CHAPTERS = {"guards": "What a guard checks", "dynamic": "Dynamic shapes and the cache limits"}
+
+
+def generate(root: Path) -> dict[Path, str]:
+    out = {}
+    for chapter, title in CHAPTERS.items():
+        page = root / "docs" / f"{chapter}.md"
+        if page.exists() and page_snippets(page):
+            out[root / "docs" / "notebooks" / f"{chapter}.py"] = render(chapter, title, page, root / "snippets")
+    return out
+
+
+def main() -> None:
+    root = Path(sys.argv[1] if len(sys.argv) > 1 else ".").resolve()
+    for path, text in generate(root).items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        print(f"wrote {path.relative_to(root)}")
+
+
+if __name__ == "__main__":
+    main()
