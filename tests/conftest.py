@@ -1,0 +1,83 @@
+"""Shared fixtures. Tests run inside the nox environment that has torch, so sys.executable is it.
+
+The real site is built once per session (reusing the repository's execution cache, as a
+maintainer's rebuild does), and every test that needs a build reads that one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+QUIET = {"NO_MKDOCS_2_WARNING": "1", "DISABLE_MKDOCS_2_WARNING": "true"}
+
+
+def mkdocs_build(config_dir: Path, site_dir: Path, extra_env: dict | None = None) -> subprocess.CompletedProcess:
+    env = {**os.environ, **QUIET, **(extra_env or {})}
+    return subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site_dir)],
+        cwd=config_dir, env=env, capture_output=True, text=True, check=False,
+    )
+
+
+@pytest.fixture(scope="session")
+def built_site(tmp_path_factory) -> Path:
+    site = tmp_path_factory.mktemp("site")
+    proc = mkdocs_build(ROOT, site)
+    assert proc.returncode == 0, f"mkdocs build --strict of the site failed:\n{proc.stdout}\n{proc.stderr}"
+    return site
+
+
+@pytest.fixture(scope="session")
+def site_record(built_site) -> dict:
+    return json.loads((built_site / "record.json").read_text())
+
+
+MINI_MKDOCS = """
+site_name: scratch
+docs_dir: docs
+plugins:
+  - fieldguide:
+      cache_dir: cache
+markdown_extensions:
+  - pymdownx.superfences
+"""
+
+
+@pytest.fixture
+def scratch(tmp_path) -> "Scratch":
+    return Scratch(tmp_path)
+
+
+class Scratch:
+    """A throwaway docs project: pages, snippets and a cache of its own."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        (root / "docs").mkdir()
+        (root / "snippets").mkdir()
+        (root / "mkdocs.yml").write_text(MINI_MKDOCS)
+
+    def snippet(self, name: str, code: str) -> Path:
+        path = self.root / "snippets" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(code).lstrip())
+        return path
+
+    def page(self, name: str, text: str) -> Path:
+        path = self.root / "docs" / name
+        path.write_text(textwrap.dedent(text).lstrip())
+        return path
+
+    def build(self, **env) -> subprocess.CompletedProcess:
+        return mkdocs_build(self.root, self.root / "site", env)
+
+    def record(self) -> dict:
+        return json.loads((self.root / "site" / "record.json").read_text())

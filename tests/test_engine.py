@@ -1,0 +1,211 @@
+"""The execute stage with real torch: isolation, cache behaviour and failures."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from fieldguide.cache import Cache, Toolchain, cache_key
+from fieldguide.collect import CollectError, collect
+from fieldguide.execute import ExecutionFailed, execute
+from fieldguide.executors import FreshProcessExecutor, make_executor
+from fieldguide.progress import Progress
+
+EXECUTORS = ["fresh", "warm"]
+
+
+def run_jobs(scratch, pages: dict[str, str], executor="warm", cache=True, refresh=False):
+    jobs = collect(pages, scratch.root / "snippets")
+    ex = make_executor(executor, cwd=scratch.root, workers=2)
+    try:
+        return execute(
+            jobs,
+            root=scratch.root,
+            snippets_dir=scratch.root / "snippets",
+            executor=ex,
+            cache=Cache(scratch.root / "cache") if cache else None,
+            refresh=refresh,
+            progress=Progress(len(jobs), live=False),
+        )
+    finally:
+        ex.close()
+
+
+COMPILER = """
+import torch
+from torch._dynamo.utils import counters
+
+torch._dynamo.config.cache_size_limit = 1  # would leak into anything run after it in-process
+torch.compile(lambda x: x + 1, backend="eager")(torch.ones(2))
+print("graphs", counters["stats"]["unique_graphs"])
+"""
+OBSERVER = """
+import torch
+from torch._dynamo.utils import counters
+
+print("graphs", counters["stats"].get("unique_graphs", 0))
+print("limit", torch._dynamo.config.cache_size_limit)
+"""
+
+
+@pytest.mark.parametrize("executor", EXECUTORS)
+def test_snippets_do_not_leak_state_into_each_other(scratch, executor):
+    scratch.snippet("a/compiler.py", COMPILER)
+    scratch.snippet("a/observer.py", OBSERVER)
+    page = '```snippet path="a/compiler.py"\n```\n\n```snippet path="a/observer.py"\n```\n'
+    results = {r.path: r for r in run_jobs(scratch, {"docs/p.md": page}, executor, cache=False)}
+    assert results["snippets/a/compiler.py"].stdout == "graphs 1\n"
+    observed = results["snippets/a/observer.py"].stdout.splitlines()
+    assert observed[0] == "graphs 0"
+    assert observed[1] == "limit 8"  # torch's default, not the 1 the other snippet set
+
+
+def test_in_process_execution_would_leak(scratch):
+    """The reason for isolation: the same two snippets in one interpreter do interfere."""
+    import subprocess
+    import sys
+
+    a = scratch.snippet("a/compiler.py", COMPILER)
+    b = scratch.snippet("a/observer.py", OBSERVER)
+    both = f"exec(open({str(a)!r}).read()); exec(open({str(b)!r}).read())"
+    out = subprocess.run([sys.executable, "-c", both], capture_output=True, text=True, check=True).stdout
+    assert "graphs 1\ngraphs 1\nlimit 1\n" in out
+
+
+PRINTER = 'print("value", {n})\n'
+
+
+def test_cache_hit_miss_edit_corruption_and_refresh(scratch):
+    scratch.snippet("c/one.py", PRINTER.format(n=1))
+    scratch.snippet("c/two.py", PRINTER.format(n=2))
+    page = {"docs/p.md": '```snippet path="c/one.py"\n```\n```snippet path="c/two.py"\n```\n'}
+
+    first = run_jobs(scratch, page)
+    assert [r.cached for r in first] == [False, False]
+
+    again = run_jobs(scratch, page)
+    assert [r.cached for r in again] == [True, True]
+    assert [r.stdout for r in again] == ["value 1\n", "value 2\n"]
+
+    scratch.snippet("c/two.py", PRINTER.format(n=22))
+    edited = run_jobs(scratch, page)
+    assert [r.cached for r in edited] == [True, False]
+    assert edited[1].stdout == "value 22\n"
+
+    entries = sorted((scratch.root / "cache").rglob("*.json"), key=os.path.getmtime)
+    newest = entries[-1]
+    newest.write_text(newest.read_text()[:40])  # truncated, as by a crash mid-write
+    after_corruption = run_jobs(scratch, page)
+    assert [r.cached for r in after_corruption] == [True, False]
+    assert after_corruption[1].stdout == "value 22\n"
+
+    refreshed = run_jobs(scratch, page, refresh=True)
+    assert [r.cached for r in refreshed] == [False, False]
+
+
+def test_cache_key_covers_torch_python_env_and_local_imports(scratch):
+    base = Toolchain(torch="2.13.0", python="3.11.7")
+    key = cache_key("print(1)", {"helpers.py": "X = 1"}, {"TORCH_LOGS": "guards"}, base)
+    assert key != cache_key("print(1)", {"helpers.py": "X = 1"}, {"TORCH_LOGS": "guards"}, Toolchain("2.14.1", "3.11.7"))
+    assert key != cache_key("print(1)", {"helpers.py": "X = 1"}, {"TORCH_LOGS": "guards"}, Toolchain("2.13.0", "3.12.1"))
+    assert key != cache_key("print(1)", {"helpers.py": "X = 1"}, {"TORCH_LOGS": "recompiles"}, base)
+    assert key != cache_key("print(1)", {"helpers.py": "X = 2"}, {"TORCH_LOGS": "guards"}, base)
+    assert key != cache_key("print(1)", {"helpers.py": "X = 1"}, {"TORCH_LOGS": "guards"}, Toolchain("2.13.0", "3.11.7", "0"))
+
+
+def test_editing_an_imported_local_module_reexecutes_its_importer(scratch):
+    scratch.snippet("d/helpers.py", "VALUE = 1\n")
+    scratch.snippet("d/main.py", "from helpers import VALUE\nprint(VALUE)\n")
+    page = {"docs/p.md": '```snippet path="d/main.py"\n```\n'}
+    assert run_jobs(scratch, page)[0].stdout == "1\n"
+    assert run_jobs(scratch, page)[0].cached
+    scratch.snippet("d/helpers.py", "VALUE = 2\n")
+    result = run_jobs(scratch, page)[0]
+    assert not result.cached and result.stdout == "2\n"
+
+
+def test_unchecked_corrupt_json_is_a_miss(tmp_path):
+    cache = Cache(tmp_path)
+    cache.put("ab" * 32, {"stdout": "x"})
+    path = next(tmp_path.rglob("*.json"))
+    path.write_text(path.read_text().replace('"x"', '"y"'))  # valid JSON, wrong checksum
+    assert cache.get("ab" * 32) is None
+    assert not path.exists()
+
+
+@pytest.mark.parametrize("executor", EXECUTORS)
+def test_a_raising_snippet_fails_naming_page_snippet_and_stderr(scratch, executor):
+    scratch.snippet("e/boom.py", "print('before')\nraise ZeroDivisionError('the divisor was zero')\n")
+    with pytest.raises(ExecutionFailed) as info:
+        run_jobs(scratch, {"docs/chapter.md": '```snippet path="e/boom.py"\n```\n'}, executor)
+    message = str(info.value)
+    assert "docs/chapter.md" in message
+    assert "snippets/e/boom.py" in message
+    assert "exited with code 1" in message
+    assert "ZeroDivisionError: the divisor was zero" in message
+
+
+def test_declared_exit_code(scratch):
+    scratch.snippet("e/three.py", "import sys\nprint('leaving')\nsys.exit(3)\n")
+    ok = run_jobs(scratch, {"docs/p.md": '```snippet path="e/three.py" exit="3"\n```\n'})
+    assert ok[0].exit_code == 3 and ok[0].stdout == "leaving\n"
+    with pytest.raises(ExecutionFailed, match=r"exited with code 3, but its fence declares exit=0"):
+        run_jobs(scratch, {"docs/p.md": '```snippet path="e/three.py"\n```\n'}, cache=False)
+
+
+@pytest.mark.parametrize("executor", EXECUTORS)
+def test_timeout_kills_the_snippet_and_its_children(scratch, executor, tmp_path):
+    pidfile = tmp_path / "child.pid"
+    scratch.snippet(
+        "f/slow.py",
+        f"""
+        import subprocess, time
+        child = subprocess.Popen(["sleep", "300"])
+        open({str(pidfile)!r}, "w").write(str(child.pid))
+        print("started", flush=True)
+        time.sleep(300)
+        """,
+    )
+    start = time.monotonic()
+    with pytest.raises(ExecutionFailed) as info:
+        run_jobs(scratch, {"docs/slow.md": '```snippet path="f/slow.py" timeout="3"\n```\n'}, executor)
+    assert time.monotonic() - start < 60
+    assert "ran past its timeout of 3s" in str(info.value) and "docs/slow.md" in str(info.value)
+    child = int(pidfile.read_text())
+    for _ in range(50):
+        if not Path(f"/proc/{child}").exists() or "Z" in Path(f"/proc/{child}/stat").read_text().split()[2]:
+            break
+        time.sleep(0.1)
+    else:
+        pytest.fail("the snippet's child process outlived the timeout")
+
+
+def test_missing_snippet_and_bad_options_name_the_page(scratch):
+    scratch.snippet("g/ok.py", "print(1)\n")
+    page = (
+        '```snippet path="g/missing.py"\n```\n'
+        '```snippet path="g/ok.py" colour="red"\n```\n'
+        '```snippet path="g/ok.py" timeout="soon"\n```\n'
+        '```snippet\n```\n'
+    )
+    with pytest.raises(CollectError) as info:
+        collect({"docs/bad.md": page}, scratch.root / "snippets")
+    message = str(info.value)
+    assert "docs/bad.md:1: snippet fence names snippets/g/missing.py, which does not exist" in message
+    assert "docs/bad.md:3:" in message and "unknown option(s) 'colour'" in message
+    assert "docs/bad.md:5:" in message and "timeout: 'soon' is not a number of seconds" in message
+    assert "docs/bad.md:7:" in message and "names no snippet" in message
+
+
+def test_fences_inside_other_code_blocks_are_not_collected(scratch):
+    page = '````markdown\n```snippet path="nowhere.py"\n```\n````\n'
+    assert collect({"docs/how.md": page}, scratch.root / "snippets") == []
+
+
+def test_fresh_executor_records_output_order_and_partial_output(scratch):
+    path = scratch.snippet("h/order.py", "import sys\nprint('a')\nprint('b', file=sys.stderr)\nprint('c')\n")
+    raw = FreshProcessExecutor(cwd=scratch.root).run(path, {}, 30)
+    assert raw.events == [("out", "a"), ("out", "\n"), ("err", "b"), ("err", "\n"), ("out", "c"), ("out", "\n")]

@@ -1,0 +1,88 @@
+"""The real site, built with mkdocs --strict: record contract, pages rendered from it, downloads."""
+
+from __future__ import annotations
+
+import re
+import zipfile
+
+from conftest import ROOT
+
+RECORD_KEYS = {"torch", "python", "platform", "built_at", "snippets"}
+SNIPPET_KEYS = {"path", "pages", "env", "stdout", "logs", "exit_code", "seconds", "cached", "normalized"}
+
+
+def test_record_contract(site_record):
+    from importlib.metadata import version
+
+    assert RECORD_KEYS <= set(site_record)
+    assert site_record["torch"] == version("torch")
+    for s in site_record["snippets"]:
+        assert SNIPPET_KEYS <= set(s), s["path"]
+        assert s["path"].startswith("snippets/") and (ROOT / s["path"]).is_file()
+        assert s["pages"] and all(not p.endswith(".md") for p in s["pages"])
+        assert set(s["normalized"]) == {"stdout", "logs"}
+        assert isinstance(s["cached"], bool) and s["exit_code"] == 0
+
+
+def test_landing_page_names_the_measured_torch(built_site, site_record):
+    html = (built_site / "index.html").read_text()
+    assert f"This build measured torch <code>{site_record['torch']}</code>" in html
+    assert "graphs compiled:" in html  # the first example's real output
+
+
+def test_build_report_lists_every_snippet(built_site, site_record):
+    html = (built_site / "build" / "report" / "index.html").read_text()
+    for s in site_record["snippets"]:
+        assert s["path"] in html
+    assert site_record["torch"] in html
+
+
+def test_chapter_downloads(built_site):
+    assert (built_site / "snippets" / "guards" / "anatomy.py").read_text() == (ROOT / "snippets/guards/anatomy.py").read_text()
+    with zipfile.ZipFile(built_site / "downloads" / "guards-snippets.zip") as zf:
+        assert "snippets/guards/anatomy.py" in zf.namelist()
+    nb = (built_site / "notebooks" / "guards" / "index.html").read_text()
+    assert "fresh_start" in nb and "scaled_sin" in nb
+
+
+def test_committed_notebooks_are_generated_from_the_snippets():
+    from fieldguide.notebook import generate
+
+    for path, text in generate(ROOT).items():
+        assert path.read_text() == text, f"{path} is stale: run `python -m fieldguide.notebook`"
+
+
+def test_no_external_assets(built_site):
+    """The site works offline: no page loads a script, style or font from another host."""
+    offenders = []
+    for page in built_site.rglob("*.html"):
+        for m in re.finditer(r'<(?:script|link|img)[^>]+(?:src|href)="(https?:)?//[^"]+"', page.read_text()):
+            offenders.append(f"{page.relative_to(built_site)}: {m.group(0)[:120]}")
+    assert not offenders, "\n".join(offenders)
+
+
+def test_strict_build_fails_on_a_bad_fence_naming_page_and_problem(scratch):
+    scratch.snippet("x/ok.py", "print('ok')\n")
+    scratch.page("index.md", '# Hi\n\n```snippet path="x/ok.py" bogus="1"\n```\n')
+    proc = scratch.build()
+    assert proc.returncode != 0
+    assert "docs/index.md:3: snippet fence: unknown option(s) 'bogus'" in proc.stderr + proc.stdout
+
+
+def test_strict_build_fails_on_a_failing_snippet(scratch):
+    scratch.snippet("x/bad.py", "import torch\nraise RuntimeError('no luck')\n")
+    scratch.page("index.md", '# Hi\n\n```snippet path="x/bad.py"\n```\n')
+    proc = scratch.build()
+    out = proc.stderr + proc.stdout
+    assert proc.returncode != 0
+    assert "docs/index.md: snippets/x/bad.py exited with code 1" in out and "RuntimeError: no luck" in out
+
+
+def test_scratch_build_renders_source_and_output(scratch):
+    scratch.snippet("x/hello.py", "print('hello from a snippet')\n")
+    scratch.page("index.md", '# Hi\n\n```snippet path="x/hello.py"\n```\n')
+    proc = scratch.build()
+    assert proc.returncode == 0, proc.stderr
+    html = (scratch.root / "site" / "index.html").read_text()
+    assert "hello from a snippet" in html and "snippets/x/hello.py" in html
+    assert scratch.record()["snippets"][0]["stdout"] == "hello from a snippet\n"
