@@ -6,7 +6,7 @@ import ast
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .fences import SnippetFence, find_fences
+from .fences import FoundFence, SnippetFence, find_fences
 
 
 class CollectError(Exception):
@@ -33,36 +33,38 @@ class Job:
         return f"snippets/{self.path}"
 
 
-def collect(pages: dict[str, str], snippets_dir: Path) -> list[Job]:
+def collect(pages: dict[str, str], snippets_dir: Path, extra: list[tuple[str, SnippetFence]] = ()) -> list[Job]:
     """Map page path -> markdown text to the list of jobs, in a deterministic order.
 
+    `extra` adds fences a page uses without spelling them out (the gym's drills), as (page, fence).
     Raises CollectError naming every bad fence (unknown option, missing snippet, ...).
     """
     jobs: dict[tuple, Job] = {}
     problems: list[str] = []
-    for page in sorted(pages):
-        for found in find_fences(pages[page]):
-            where = f"{page}:{found.line}"
-            if found.fence is None:
-                problems.append(f"{where}: snippet fence: {found.error}")
-                continue
-            fence: SnippetFence = found.fence
-            file = snippets_dir / fence.path
-            if not file.is_file():
-                problems.append(f"{where}: snippet fence names snippets/{fence.path}, which does not exist")
-                continue
-            job = jobs.get(fence.key)
-            if job is None:
-                job = jobs[fence.key] = Job(fence.path, fence.run_env, file, fence.timeout, fence.exit)
-            elif job.exit != fence.exit:
-                problems.append(
-                    f"{where}: snippets/{fence.path} is declared with exit={fence.exit} here "
-                    f"and exit={job.exit} on {job.pages[0]}"
-                )
-                continue
-            job.timeout = max(job.timeout, fence.timeout)
-            if page not in job.pages:
-                job.pages.append(page)
+    found_fences = [(page, found) for page in sorted(pages) for found in find_fences(pages[page])]
+    found_fences += [(page, FoundFence(fence, 0)) for page, fence in extra]
+    for page, found in found_fences:
+        where = f"{page}:{found.line}" if found.line else page
+        if found.fence is None:
+            problems.append(f"{where}: snippet fence: {found.error}")
+            continue
+        fence: SnippetFence = found.fence
+        file = snippets_dir / fence.path
+        if not file.is_file():
+            problems.append(f"{where}: snippet fence names snippets/{fence.path}, which does not exist")
+            continue
+        job = jobs.get(fence.key)
+        if job is None:
+            job = jobs[fence.key] = Job(fence.path, fence.run_env, file, fence.timeout, fence.exit)
+        elif job.exit != fence.exit:
+            problems.append(
+                f"{where}: snippets/{fence.path} is declared with exit={fence.exit} here "
+                f"and exit={job.exit} on {job.pages[0]}"
+            )
+            continue
+        job.timeout = max(job.timeout, fence.timeout)
+        if page not in job.pages:
+            job.pages.append(page)
     if problems:
         raise CollectError("\n".join(problems))
     return sorted(jobs.values(), key=lambda j: j.key)

@@ -18,7 +18,7 @@ from mkdocs.plugins import BasePlugin, get_plugin_logger
 
 from mkdocs.structure.files import File
 
-from . import downloads, record, render
+from . import downloads, gym, record, render
 from .cache import Cache
 from .collect import CollectError, collect
 from .execute import ExecutionFailed, current_toolchain, execute
@@ -60,8 +60,14 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
             name = f"{docs_label}/{file.src_uri}"
             pages[name] = Path(file.abs_src_path).read_text(encoding="utf-8")
             urls[name] = file.url or "./"
+        gym_page = f"{docs_label}/{gym.GYM_PAGE}"
         try:
-            jobs = collect(pages, self.snippets_dir)
+            drills = gym.load_drills(self.snippets_dir) if gym_page in pages else []
+        except gym.DrillError as exc:
+            raise PluginError(f"fieldguide: {exc}") from None
+        extra = [(gym_page, s.fence) for d in drills for s in d.scenarios]
+        try:
+            jobs = collect(pages, self.snippets_dir, extra)
         except CollectError as exc:
             raise PluginError(f"fieldguide: bad snippet fence(s):\n{exc}") from None
         executor_name = os.environ.get("FIELDGUIDE_EXECUTOR") or self.config.executor

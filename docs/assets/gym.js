@@ -1,0 +1,104 @@
+// The gym: guess-the-verdict drills. Plain JavaScript shipped with the site (no CDN, works offline).
+// The answer key is the measured one the build embedded in each drill; answers persist in localStorage.
+(function () {
+  "use strict";
+  var LABELS = { reuses: "reuses the entry", recompiles: "recompiles" };
+
+  function load(storeKey) {
+    try {
+      var data = JSON.parse(window.localStorage.getItem(storeKey) || "{}");
+      return data && typeof data === "object" ? data : {};
+    } catch (e) {
+      return {};
+    }
+  }
+
+  function save(storeKey, answers) {
+    try {
+      window.localStorage.setItem(storeKey, JSON.stringify(answers));
+    } catch (e) {
+      /* storage may be disabled: the drill still works for this visit */
+    }
+  }
+
+  function initDrill(drill) {
+    var key = JSON.parse(drill.querySelector(".gym-key").textContent);
+    var storeKey = "fieldguide-gym:" + drill.getAttribute("data-drill");
+    var answers = load(storeKey);
+    var scenarios = Array.prototype.slice.call(drill.querySelectorAll(".gym-scenario"));
+    var score = drill.querySelector(".gym-score");
+
+    function reveal(section, choice, moveFocus) {
+      var id = section.getAttribute("data-scenario");
+      var correct = key[id] && key[id].verdict === choice;
+      section.classList.remove("gym-correct", "gym-wrong");
+      section.classList.add(correct ? "gym-correct" : "gym-wrong");
+      section.querySelectorAll(".gym-choice").forEach(function (button) {
+        button.disabled = true;
+        button.setAttribute("aria-pressed", String(button.getAttribute("data-choice") === choice));
+      });
+      var panel = section.querySelector(".gym-reveal");
+      panel.querySelector(".gym-result").textContent =
+        (correct ? "Correct. " : "Not this time. ") + "You said it " + LABELS[choice] + ".";
+      panel.hidden = false;
+      if (moveFocus) panel.focus();
+    }
+
+    function conceal(section) {
+      section.classList.remove("gym-correct", "gym-wrong");
+      section.querySelectorAll(".gym-choice").forEach(function (button) {
+        button.disabled = false;
+        button.removeAttribute("aria-pressed");
+      });
+      section.querySelector(".gym-reveal").hidden = true;
+    }
+
+    function updateScore() {
+      var answered = 0, right = 0;
+      scenarios.forEach(function (section) {
+        var id = section.getAttribute("data-scenario");
+        if (answers[id]) {
+          answered += 1;
+          if (key[id] && key[id].verdict === answers[id]) right += 1;
+        }
+      });
+      score.textContent = "Score: " + right + " correct of " + answered + " answered (" + scenarios.length + " scenarios)";
+      score.setAttribute("data-right", String(right));
+      score.setAttribute("data-answered", String(answered));
+    }
+
+    scenarios.forEach(function (section) {
+      var id = section.getAttribute("data-scenario");
+      section.querySelectorAll(".gym-choice").forEach(function (button) {
+        button.addEventListener("click", function () {
+          if (answers[id]) return;
+          answers[id] = button.getAttribute("data-choice");
+          save(storeKey, answers);
+          reveal(section, answers[id], true);
+          updateScore();
+        });
+      });
+      if (answers[id] && LABELS[answers[id]]) reveal(section, answers[id], false);
+    });
+
+    drill.querySelector(".gym-reset").addEventListener("click", function () {
+      answers = {};
+      try {
+        window.localStorage.removeItem(storeKey);
+      } catch (e) {
+        /* ignore */
+      }
+      scenarios.forEach(conceal);
+      updateScore();
+      var first = drill.querySelector(".gym-choice");
+      if (first) first.focus();
+    });
+    updateScore();
+  }
+
+  function init() {
+    document.querySelectorAll(".gym-drill").forEach(initDrill);
+  }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init);
+  else init();
+})();

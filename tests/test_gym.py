@@ -1,0 +1,163 @@
+"""The gym: answer key equals the measurement; the page works in a real browser, by mouse and keyboard."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from browser import chromium, serve
+from conftest import ROOT
+from fieldguide import gym
+from fieldguide.record import BuildRecord, SnippetResult
+
+DRILL = gym.load_drill(ROOT / "snippets" / "gym" / "gym-10.toml")
+
+
+def page_key(built_site) -> dict:
+    html = (built_site / "gym" / "index.html").read_text()
+    m = re.search(r'<script class="gym-key" type="application/json">(.*?)</script>', html, re.S)
+    assert m, "the gym page embeds no answer key"
+    return json.loads(m.group(1))
+
+
+def measured(site_record, scenario) -> dict:
+    s = next(s for s in site_record["snippets"] if s["path"] == f"snippets/{scenario.snippet}")
+    before = int(re.search(r"^before:\s*(\d+)$", s["stdout"], re.M).group(1))
+    after = int(re.search(r"^after:\s*(\d+)$", s["stdout"], re.M).group(1))
+    return {"before": before, "after": after, "verdict": "recompiles" if after > before else "reuses", "log": s["logs"].get("recompiles", "")}
+
+
+def test_gym_10_has_eight_scenarios_covering_the_chapter():
+    assert len(DRILL.scenarios) == 8
+    assert {s.explained.split("#")[0] for s in DRILL.scenarios} == {"guards.md"}
+
+
+def test_answer_key_equals_the_measured_counters(built_site, site_record):
+    key = page_key(built_site)
+    assert list(key) == [s.id for s in DRILL.scenarios]
+    for scenario in DRILL.scenarios:
+        m = measured(site_record, scenario)
+        answer = key[scenario.id]
+        assert (answer["before"], answer["after"], answer["verdict"]) == (m["before"], m["after"], m["verdict"]), scenario.id
+        if answer["verdict"] == "recompiles":
+            assert answer["guard"] and answer["guard"] in m["log"]
+        else:
+            assert answer["guard"] == ""
+
+
+def test_a_scenario_without_a_verdict_fails_the_drill():
+    scenario = DRILL.scenarios[0]
+    silent = SnippetResult(f"snippets/{scenario.snippet}", {"TORCH_LOGS": "recompiles"}, "nothing useful\n", {}, "", "", 0, 0.1, {})
+    build = BuildRecord("x", "3", "p", "t", [silent])
+    with pytest.raises(gym.DrillError, match="yields no verdict"):
+        gym.answer_key(DRILL, build)
+    with pytest.raises(gym.DrillError, match="has no measurement in this build"):
+        gym.answer_key(DRILL, BuildRecord("x", "3", "p", "t", []))
+
+
+def test_missing_measurement_fails_the_build(scratch):
+    """A drill whose snippet does not print its counters stops a --strict build."""
+    scratch.snippet("gym/g1_silent.py", "print('no counters here')\n")
+    (scratch.root / "snippets" / "gym" / "gym-1.toml").write_text(
+        'number = 1\ntitle = "T"\nlesson = "index.md"\n[[scenario]]\nid = "a"\ntitle = "A"\n'
+        'snippet = "gym/g1_silent.py"\nexplained = "index.md"\n'
+    )
+    (scratch.root / "docs" / "gym").mkdir()
+    scratch.page("gym/index.md", (ROOT / "docs" / "gym" / "index.md").read_text())
+    scratch.page("index.md", "# scratch\n")
+    (scratch.root / "mkdocs.yml").write_text((scratch.root / "mkdocs.yml").read_text().replace("plugins:\n", "plugins:\n  - markdown-exec\n"))
+    proc = scratch.build()
+    assert proc.returncode != 0
+    assert "yields no verdict" in proc.stdout + proc.stderr
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with chromium() as b:
+        yield b
+
+
+def open_gym(browser, base):
+    page = browser.new_page()
+    errors = []
+    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(f"{base}/gym/")
+    return page, errors
+
+
+def test_answering_revealing_scoring_persistence_and_reset(browser, built_site, site_record):
+    key = page_key(built_site)
+    with serve(built_site) as base:
+        page, errors = open_gym(browser, base)
+        sections = page.locator(".gym-scenario")
+        assert sections.count() == 8
+        for i in range(8):  # nothing is revealed before an answer
+            assert sections.nth(i).locator(".gym-reveal").is_hidden()
+        right = 0
+        for i, scenario in enumerate(DRILL.scenarios):
+            choice = "recompiles" if i % 2 == 0 else "reuses"
+            section = page.locator(f'.gym-scenario[data-scenario="{scenario.id}"]')
+            section.locator(f'.gym-choice[data-choice="{choice}"]').click()
+            reveal = section.locator(".gym-reveal")
+            assert reveal.is_visible()
+            m = measured(site_record, scenario)
+            text = reveal.inner_text()
+            assert f"was {m['before']} before the second call and {m['after']} after it" in text
+            assert gym.VERDICTS[m["verdict"]].lower() in text
+            if m["verdict"] == "recompiles":
+                assert key[scenario.id]["guard"] in text
+            right += choice == m["verdict"]
+            assert ("Correct." in text) == (choice == m["verdict"])
+        score = page.locator(".gym-score")
+        assert score.inner_text() == f"Score: {right} correct of 8 answered (8 scenarios)"
+
+        page.reload()
+        assert page.locator(".gym-score").inner_text() == f"Score: {right} correct of 8 answered (8 scenarios)"
+        assert all(page.locator(".gym-reveal").nth(i).is_visible() for i in range(8))
+
+        page.locator(".gym-reset").click()
+        assert page.locator(".gym-score").inner_text() == "Score: 0 correct of 0 answered (8 scenarios)"
+        assert all(page.locator(".gym-reveal").nth(i).is_hidden() for i in range(8))
+        page.reload()
+        assert all(page.locator(".gym-reveal").nth(i).is_hidden() for i in range(8))
+        assert errors == []
+
+
+def test_keyboard_only(browser, built_site, site_record):
+    with serve(built_site) as base:
+        page, errors = open_gym(browser, base)
+        page.evaluate("localStorage.clear()")
+        page.reload()
+        for _ in range(200):  # tab until the first choice of the first scenario has focus
+            page.keyboard.press("Tab")
+            if page.evaluate("document.activeElement.classList.contains('gym-choice')"):
+                break
+        else:
+            pytest.fail("no gym choice is reachable with Tab")
+        first = page.locator(".gym-scenario").first
+        page.keyboard.press("Enter")
+        assert first.locator(".gym-reveal").is_visible()
+        assert page.evaluate("document.activeElement.classList.contains('gym-reveal')"), "focus should move to the reveal"
+        for _ in range(60):  # on to the next scenario's first choice, answered with Space
+            page.keyboard.press("Tab")
+            if page.evaluate("document.activeElement.classList.contains('gym-choice') && !document.activeElement.disabled"):
+                break
+        page.keyboard.press(" ")
+        assert page.locator(".gym-scenario").nth(1).locator(".gym-reveal").is_visible()
+        assert page.locator(".gym-score").get_attribute("data-answered") == "2"
+        assert errors == []
+
+
+def test_no_serious_accessibility_violations(browser, built_site):
+    from axe_playwright_python.sync_playwright import Axe
+
+    with serve(built_site) as base:
+        page, errors = open_gym(browser, base)
+        page.locator(".gym-scenario").first.locator(".gym-choice").first.click()  # with a reveal open too
+        results = Axe().run(page)
+        violations = [v for v in results.response["violations"] if v["impact"] in ("serious", "critical")]
+        assert not violations, json.dumps([{k: v[k] for k in ("id", "impact", "help")} for v in violations], indent=1)
+        assert errors == []
