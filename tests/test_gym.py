@@ -13,12 +13,17 @@ from fieldguide import gym
 from fieldguide.record import BuildRecord, SnippetResult
 
 DRILL = gym.load_drill(ROOT / "snippets" / "gym" / "gym-10.toml")
+DRILLS = gym.load_drills(ROOT / "snippets")
 
 
-def page_key(built_site) -> dict:
+def page_key(built_site, drill=DRILL) -> dict:
     html = (built_site / "gym" / "index.html").read_text()
-    m = re.search(r'<script class="gym-key" type="application/json">(.*?)</script>', html, re.S)
-    assert m, "the gym page embeds no answer key"
+    m = re.search(
+        rf'<div class="gym-drill" data-drill="{drill.anchor}".*?<script class="gym-key" type="application/json">(.*?)</script>',
+        html,
+        re.S,
+    )
+    assert m, f"the gym page embeds no answer key for {drill.label}"
     return json.loads(m.group(1))
 
 
@@ -34,10 +39,20 @@ def test_gym_10_has_eight_scenarios_covering_the_chapter():
     assert {s.explained.split("#")[0] for s in DRILL.scenarios} == {"guards.md"}
 
 
-def test_answer_key_equals_the_measured_counters(built_site, site_record):
-    key = page_key(built_site)
-    assert list(key) == [s.id for s in DRILL.scenarios]
-    for scenario in DRILL.scenarios:
+def test_gym_index_lists_every_drill(built_site):
+    html = (built_site / "gym" / "index.html").read_text()
+    assert [d.number for d in DRILLS] == sorted(d.number for d in DRILLS) and len(DRILLS) >= 2
+    for d in DRILLS:
+        assert f'<a href="#{d.anchor}">{d.label}</a>' in html
+        assert f'id="{d.anchor}"' in html
+    assert len(gym.load_drill(ROOT / "snippets" / "gym" / "gym-11.toml").scenarios) >= 6
+
+
+@pytest.mark.parametrize("drill", DRILLS, ids=[d.label for d in DRILLS])
+def test_answer_key_equals_the_measured_counters(built_site, site_record, drill):
+    key = page_key(built_site, drill)
+    assert list(key) == [s.id for s in drill.scenarios]
+    for scenario in drill.scenarios:
         m = measured(site_record, scenario)
         answer = key[scenario.id]
         assert (answer["before"], answer["after"], answer["verdict"]) == (m["before"], m["after"], m["verdict"]), scenario.id
@@ -92,14 +107,15 @@ def test_answering_revealing_scoring_persistence_and_reset(browser, built_site, 
     key = page_key(built_site)
     with serve(built_site) as base:
         page, errors = open_gym(browser, base)
-        sections = page.locator(".gym-scenario")
+        drill = page.locator('.gym-drill[data-drill="gym-10"]')
+        sections = drill.locator(".gym-scenario")
         assert sections.count() == 8
         for i in range(8):  # nothing is revealed before an answer
             assert sections.nth(i).locator(".gym-reveal").is_hidden()
         right = 0
         for i, scenario in enumerate(DRILL.scenarios):
             choice = "recompiles" if i % 2 == 0 else "reuses"
-            section = page.locator(f'.gym-scenario[data-scenario="{scenario.id}"]')
+            section = drill.locator(f'.gym-scenario[data-scenario="{scenario.id}"]')
             section.locator(f'.gym-choice[data-choice="{choice}"]').click()
             reveal = section.locator(".gym-reveal")
             assert reveal.is_visible()
@@ -111,18 +127,21 @@ def test_answering_revealing_scoring_persistence_and_reset(browser, built_site, 
                 assert key[scenario.id]["guard"] in text
             right += choice == m["verdict"]
             assert ("Correct." in text) == (choice == m["verdict"])
-        score = page.locator(".gym-score")
+        score = drill.locator(".gym-score")
         assert score.inner_text() == f"Score: {right} correct of 8 answered (8 scenarios)"
+        other = page.locator('.gym-drill[data-drill="gym-11"] .gym-score')
+        assert other.inner_text().startswith("Score: 0 correct of 0 answered")  # drills keep separate scores
 
         page.reload()
-        assert page.locator(".gym-score").inner_text() == f"Score: {right} correct of 8 answered (8 scenarios)"
-        assert all(page.locator(".gym-reveal").nth(i).is_visible() for i in range(8))
+        drill = page.locator('.gym-drill[data-drill="gym-10"]')
+        assert drill.locator(".gym-score").inner_text() == f"Score: {right} correct of 8 answered (8 scenarios)"
+        assert all(drill.locator(".gym-reveal").nth(i).is_visible() for i in range(8))
 
-        page.locator(".gym-reset").click()
-        assert page.locator(".gym-score").inner_text() == "Score: 0 correct of 0 answered (8 scenarios)"
-        assert all(page.locator(".gym-reveal").nth(i).is_hidden() for i in range(8))
+        drill.locator(".gym-reset").click()
+        assert drill.locator(".gym-score").inner_text() == "Score: 0 correct of 0 answered (8 scenarios)"
+        assert all(drill.locator(".gym-reveal").nth(i).is_hidden() for i in range(8))
         page.reload()
-        assert all(page.locator(".gym-reveal").nth(i).is_hidden() for i in range(8))
+        assert all(page.locator('.gym-drill[data-drill="gym-10"] .gym-reveal').nth(i).is_hidden() for i in range(8))
         assert errors == []
 
 
@@ -147,7 +166,7 @@ def test_keyboard_only(browser, built_site, site_record):
                 break
         page.keyboard.press(" ")
         assert page.locator(".gym-scenario").nth(1).locator(".gym-reveal").is_visible()
-        assert page.locator(".gym-score").get_attribute("data-answered") == "2"
+        assert page.locator(".gym-score").first.get_attribute("data-answered") == "2"
         assert errors == []
 
 

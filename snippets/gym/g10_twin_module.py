@@ -15,7 +15,9 @@ class Scaled(torch.nn.Module):
 
 torch.manual_seed(0)
 x = torch.randn(2, 4)
-torch.compile(Scaled(2.0), backend="eager")(x)  # first call: compiles
+first = torch.compile(Scaled(2.0), backend="eager")
+first(x)  # first call: compiles
 print("before:", counters["stats"]["unique_graphs"])
-torch.compile(Scaled(2.0), backend="eager")(x)  # second call: another, identical instance
+second = torch.compile(Scaled(2.0), backend="eager")
+second(x)  # second call: another, identical instance
 print("after:", counters["stats"]["unique_graphs"])

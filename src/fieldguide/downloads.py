@@ -43,8 +43,8 @@ def chapter_links(chapter: str, page_url: str, notebook: bool = True) -> str:
         lines.append(f"- [{path.split('/')[-1]}]({relative_link(page_url, path)}): {cmd}")
     lines.append("")
     zip_url = relative_link(page_url, f"downloads/{chapter}-snippets.zip")
-    lines.append(f"[Download all of them as a zip :material-download:]({zip_url}){{ .md-button }}")
+    lines.append(f"[Download all of them as a zip]({zip_url}){{ .md-button }}")
     if notebook:
         nb_url = relative_link(page_url, f"notebooks/{chapter}/")
-        lines.append(f"[Open the chapter as a notebook :material-notebook:]({nb_url}){{ .md-button }}")
+        lines.append(f"[Open the chapter as a notebook]({nb_url}){{ .md-button }}")
     return "\n".join(lines) + "\n"

@@ -55,6 +55,38 @@ def dump_summary(result: SnippetResult) -> str:
     )
 
 
+def reading_notes(result: SnippetResult) -> str:
+    """How to read this torch's dump format, and where its global checks came from."""
+    guards = first_dump(result)
+    if guards[0].flat:
+        text = (
+            "This torch prints a flat list: each line is one Python predicate, evaluated in order, and the "
+            "comment after `#` names the line of your code that made dynamo install it. "
+        )
+    else:
+        text = (
+            "Read the tree from each leaf up: a leaf (`TENSOR_MATCH`, `EQUALS_MATCH`, ...) is one check, and the "
+            "`GuardManager` lines above it are how dynamo reaches the value it checks, one accessor per step "
+            "(a frame local, a dict item, an attribute). "
+        )
+    text += (
+        "Checks on your arguments are the ones you control directly. Ambient checks cover process-wide state "
+        "that your code never mentions. "
+    )
+    globals_ = [g.source for g in guards if g.group == "global"]
+    if globals_:
+        text += (
+            f"The global checks ({', '.join(code(s) for s in dict.fromkeys(globals_))}) appear because the function "
+            "body looked those names up in module globals: rebinding any of them would invalidate the entry."
+        )
+    else:
+        text += (
+            "This dump has no check on the globals the body read (`torch`, `torch.sin`): on this torch, rebinding "
+            "them is not something the entry watches."
+        )
+    return text
+
+
 # -- 2. what check_tensor compares ---------------------------------------------------------------
 FIELD_MEANING = {
     "type": "the Python class: a Tensor subclass would not match",
@@ -131,7 +163,7 @@ def config_and_backend(ambient_run: SnippetResult, anatomy: SnippetResult) -> st
     else:
         out.append(
             f"Flipping `torch._dynamo.config.suppress_errors` and compiling the function again **reused the existing entry** "
-            f"(unique_graphs stayed at {after_flag}): the config in force is not part of what this torch checks. "
+            f"(unique_graphs stayed at {after_flag}): this torch did not treat the changed config as a reason to recompile. "
             "On torch 2.2 a `___compile_config_hash()` guard pinned the config saved when a function was compiled, "
             "so the same sequence compiled twice; it is gone from 2.3 on."
         )
