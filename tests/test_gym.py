@@ -57,7 +57,7 @@ def test_answer_key_equals_the_measured_counters(built_site, site_record, drill)
         answer = key[scenario.id]
         assert (answer["before"], answer["after"], answer["verdict"]) == (m["before"], m["after"], m["verdict"]), scenario.id
         if answer["verdict"] == "recompiles":
-            assert answer["guard"] and answer["guard"] in m["log"]
+            assert answer["guard"] in m["log"]  # the logged reason, or "" where torch logged none
         else:
             assert answer["guard"] == ""
 
@@ -123,7 +123,7 @@ def test_answering_revealing_scoring_persistence_and_reset(browser, built_site, 
             text = reveal.inner_text()
             assert f"was {m['before']} before the second call and {m['after']} after it" in text
             assert gym.VERDICTS[m["verdict"]].lower() in text
-            if m["verdict"] == "recompiles":
+            if m["verdict"] == "recompiles" and key[scenario.id]["guard"]:
                 assert key[scenario.id]["guard"] in text
             right += choice == m["verdict"]
             assert ("Correct." in text) == (choice == m["verdict"])

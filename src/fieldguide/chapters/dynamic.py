@@ -103,28 +103,25 @@ def modes_table(counts: SnippetResult, guards: SnippetResult) -> str:
 
 
 # -- 2. scalars ----------------------------------------------------------------------------------
+def _reading(label: str, n: int, values: int = 4) -> str:
+    kind = label.split(":")[0].split(" ")[0].split("(")[0]
+    if n == 1:
+        return f"a {'value wrapped in a tensor' if kind == 'tensor' else 'Python ' + kind} compiled **once** for all {values} values: no guard read its value"
+    if n >= values:
+        return f"a Python {kind} was **burned in as a constant**: every new value compiled a new graph ({n} for {values} values)"
+    return (
+        f"a Python {kind} was a constant for its first {n - 1} value{'s' if n > 2 else ''}, then **became a symbol** "
+        f"({n} graphs for {values} values)"
+    )
+
+
 def scalars_table(result: SnippetResult) -> str:
-    rows = []
-    for label, n in steps(result.stdout):
-        kind = "one graph per value (a constant)" if n >= 4 else ("a symbol after one recompile" if n == 2 else ("one graph for all values" if n == 1 else f"{n} graphs"))
-        rows.append([label, str(n), kind])
+    rows = [[label, str(n), _reading(label, n).replace("**", "")] for label, n in steps(result.stdout)]
     return table(["argument, 4 calls", "graphs", "reading"], rows, "-r-")
 
 
 def scalars_summary(result: SnippetResult) -> str:
-    got = dict(steps(result.stdout))
-    parts = []
-    for label, n in got.items():
-        kind = label.split(":")[0].split(" ")[0].split("(")[0]
-        if n >= 4:
-            parts.append(f"a Python {kind} was **burned in as a constant**: every new value compiled a new graph ({n} for 4 values)")
-        elif n == 2:
-            parts.append(f"a Python {kind} was a constant once, then **became a symbol** after its first change ({n} graphs for 4 values)")
-        elif n == 1 and kind == "tensor":
-            parts.append("a value wrapped in a tensor compiled **once** for all values: its contents are data, not guards")
-        else:
-            parts.append(f"{label}: {plural(n, 'graph')}")
-    return "On this torch, " + "; ".join(parts) + "."
+    return "On this torch, " + "; ".join(_reading(label, n) for label, n in steps(result.stdout)) + "."
 
 
 # -- 3. the cache is a list ------------------------------------------------------------------------

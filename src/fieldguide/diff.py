@@ -1,0 +1,190 @@
+"""Stage 5 — diff: compare the records of two builds (a pull request's base and head, or two torch releases).
+
+    python -m fieldguide.diff OLD/record.json NEW/record.json [--html OUT.html] [--markdown OUT.md] [--fail-on-change]
+
+Prints a Markdown report (fit for a pull-request comment or a CI job summary): the torch versions
+of both sides, every verdict or count that changed, added and removed snippets, and per page and
+snippet a unified diff of the normalized output. With no change it says so in one line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import html
+import json
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .facts import facts
+from .record import BuildRecord, SnippetResult
+
+
+@dataclass
+class SnippetDiff:
+    path: str
+    env: dict[str, str]
+    pages: list[str]
+    parts: dict[str, str]  # "stdout" or "logs:<channel>" -> unified diff text
+
+
+@dataclass
+class Report:
+    old: BuildRecord
+    new: BuildRecord
+    facts: list[tuple[str, str | None, str | None]] = field(default_factory=list)
+    added: list[SnippetResult] = field(default_factory=list)
+    removed: list[SnippetResult] = field(default_factory=list)
+    changed: list[SnippetDiff] = field(default_factory=list)
+
+    @property
+    def has_changes(self) -> bool:
+        return bool(self.facts or self.added or self.removed or self.changed)
+
+
+def _key(s: SnippetResult) -> tuple:
+    return (s.path, tuple(sorted(s.env.items())))
+
+
+def _unified(old: str, new: str, label: str) -> str:
+    lines = difflib.unified_diff(
+        old.splitlines(keepends=True), new.splitlines(keepends=True), f"old/{label}", f"new/{label}", n=2
+    )
+    return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+
+
+def load(path: str | Path) -> BuildRecord:
+    path = Path(path)
+    if path.is_dir():
+        path = path / "record.json"
+    try:
+        return BuildRecord.read(path)
+    except FileNotFoundError:
+        raise SystemExit(f"fieldguide diff: {path} does not exist (build the site first: nox -s docs)") from None
+    except (ValueError, KeyError, TypeError) as exc:
+        raise SystemExit(f"fieldguide diff: {path} is not a build record ({type(exc).__name__}: {exc})") from None
+
+
+def compare(old: BuildRecord, new: BuildRecord, snippets_dir: Path | None = None) -> Report:
+    report = Report(old, new)
+    before, after = facts(old, snippets_dir), facts(new, snippets_dir)
+    for name in list(before) + [n for n in after if n not in before]:
+        if before.get(name) != after.get(name):
+            report.facts.append((name, before.get(name), after.get(name)))
+    olds, news = {_key(s): s for s in old.snippets}, {_key(s): s for s in new.snippets}
+    report.added = [news[k] for k in sorted(news.keys() - olds.keys())]
+    report.removed = [olds[k] for k in sorted(olds.keys() - news.keys())]
+    for key in sorted(olds.keys() & news.keys()):
+        o, n = olds[key], news[key]
+        parts = {}
+        label = o.path.removeprefix("snippets/")
+        if o.normalized.get("stdout") != n.normalized.get("stdout"):
+            parts["stdout"] = _unified(o.normalized.get("stdout", ""), n.normalized.get("stdout", ""), f"{label} (stdout)")
+        channels = sorted(set(o.normalized.get("logs", {})) | set(n.normalized.get("logs", {})))
+        for ch in channels:
+            a, b = o.normalized["logs"].get(ch, ""), n.normalized["logs"].get(ch, "")
+            if a != b:
+                parts[f"logs:{ch}"] = _unified(a, b, f"{label} (TORCH_LOGS {ch})")
+        if parts:
+            report.changed.append(SnippetDiff(n.path, n.env, n.pages, parts))
+    return report
+
+
+def _env(env: dict[str, str]) -> str:
+    return " ".join(f"{k}={v}" for k, v in env.items())
+
+
+def _fence(text: str, lang: str = "diff") -> str:
+    ticks = "`" * max(3, max((len(r) for r in text.split("\n") if r and set(r) == {"`"}), default=0) + 1)
+    return f"{ticks}{lang}\n{text.rstrip()}\n{ticks}"
+
+
+def to_markdown(report: Report) -> str:
+    o, n = report.old, report.new
+    head = f"torch `{o.torch}` → `{n.torch}`" if o.torch != n.torch else f"torch `{n.torch}` on both sides"
+    if not report.has_changes:
+        return f"**Generated outputs: no change** ({head}, {len(n.snippets)} snippets compared).\n"
+    out = [f"## Generated outputs changed ({head})", ""]
+    out.append(
+        f"{len(report.facts)} verdict(s) or count(s) changed, {len(report.changed)} snippet output(s) changed, "
+        f"{len(report.added)} added, {len(report.removed)} removed."
+    )
+    if report.facts:
+        out += ["", "### Verdicts, counts and gym answers", "", "| what | before | after |", "|---|---|---|"]
+        for name, a, b in report.facts:
+            cell = lambda v: "—" if v is None else f"`{v}`".replace("|", "\\|")  # noqa: E731
+            out.append(f"| {name} | {cell(a)} | {cell(b)} |")
+    if report.added or report.removed:
+        out += ["", "### Snippets added and removed", ""]
+        out += [f"- added: `{s.path}` {_env(s.env)} (on {', '.join(s.pages)})" for s in report.added]
+        out += [f"- removed: `{s.path}` {_env(s.env)} (was on {', '.join(s.pages)})" for s in report.removed]
+    if report.changed:
+        out += ["", "### Output diffs, by page", ""]
+        by_page: dict[str, list[SnippetDiff]] = {}
+        for d in report.changed:
+            by_page.setdefault(d.pages[0] if d.pages else "(no page)", []).append(d)
+        for page in sorted(by_page):
+            out += [f"#### Page `{page}`", ""]
+            for d in by_page[page]:
+                out += [f"<details><summary><code>{d.path}</code> {html.escape(_env(d.env))}: {', '.join(d.parts)}</summary>", ""]
+                for text in d.parts.values():
+                    out += [_fence(text), ""]
+                out += ["</details>", ""]
+    return "\n".join(out).rstrip() + "\n"
+
+
+def to_html(report: Report) -> str:
+    o, n = report.old, report.new
+    e = html.escape
+    body = [f"<h1>Generated outputs: torch {e(o.torch)} → {e(n.torch)}</h1>"]
+    if not report.has_changes:
+        body.append(f"<p>No change: {len(n.snippets)} snippets compared.</p>")
+    if report.facts:
+        body.append("<h2>Verdicts, counts and gym answers</h2><table><tr><th>what</th><th>before</th><th>after</th></tr>")
+        body += [f"<tr><td>{e(k)}</td><td><code>{e(str(a))}</code></td><td><code>{e(str(b))}</code></td></tr>" for k, a, b in report.facts]
+        body.append("</table>")
+    if report.added or report.removed:
+        body.append("<h2>Snippets added and removed</h2><ul>")
+        body += [f"<li>added <code>{e(s.path)}</code> {e(_env(s.env))}</li>" for s in report.added]
+        body += [f"<li>removed <code>{e(s.path)}</code> {e(_env(s.env))}</li>" for s in report.removed]
+        body.append("</ul>")
+    if report.changed:
+        body.append("<h2>Output diffs</h2>")
+        for d in report.changed:
+            body.append(f"<h3><code>{e(d.path)}</code> {e(_env(d.env))} <small>on {e(', '.join(d.pages))}</small></h3>")
+            for text in d.parts.values():
+                rows = []
+                for line in text.splitlines():
+                    cls = "add" if line.startswith("+") and not line.startswith("+++") else "del" if line.startswith("-") and not line.startswith("---") else ""
+                    rows.append(f'<span class="{cls}">{e(line)}</span>')
+                body.append("<pre>" + "\n".join(rows) + "</pre>")
+    style = (
+        "body{font-family:system-ui,sans-serif;max-width:70rem;margin:2rem auto;padding:0 1rem}"
+        "pre{background:#f6f8fa;padding:.6rem;overflow-x:auto}.add{color:#116329;background:#dafbe1}"
+        ".del{color:#82071e;background:#ffebe9}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.3rem .5rem}"
+    )
+    return f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Build diff</title><style>{style}</style></head><body>{"".join(body)}</body></html>\n'
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="fieldguide-diff", description=__doc__.split("\n\n")[0])
+    parser.add_argument("old", help="the base build's record.json (or its site directory)")
+    parser.add_argument("new", help="the new build's record.json (or its site directory)")
+    parser.add_argument("--html", help="also write the report as an HTML page here")
+    parser.add_argument("--markdown", help="also write the Markdown report here")
+    parser.add_argument("--snippets", default="snippets", help="the snippets directory (for the gym's drills)")
+    parser.add_argument("--fail-on-change", action="store_true", help="exit with 1 when anything changed")
+    args = parser.parse_args(argv)
+    report = compare(load(args.old), load(args.new), Path(args.snippets))
+    markdown = to_markdown(report)
+    sys.stdout.write(markdown)
+    if args.markdown:
+        Path(args.markdown).write_text(markdown, encoding="utf-8")
+    if args.html:
+        Path(args.html).write_text(to_html(report), encoding="utf-8")
+    return 1 if (args.fail_on_change and report.has_changes) else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
