@@ -81,3 +81,8 @@ class Scratch:
 
     def record(self) -> dict:
         return json.loads((self.root / "site" / "record.json").read_text())
+
+    def record_obj(self):
+        from fieldguide.record import BuildRecord
+
+        return BuildRecord.read(self.root / "site" / "record.json")

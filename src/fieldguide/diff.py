@@ -100,7 +100,7 @@ def _fence(text: str, lang: str = "diff") -> str:
     return f"{ticks}{lang}\n{text.rstrip()}\n{ticks}"
 
 
-def to_markdown(report: Report) -> str:
+def to_markdown(report: Report, for_site: bool = False) -> str:
     o, n = report.old, report.new
     head = f"torch `{o.torch}` → `{n.torch}`" if o.torch != n.torch else f"torch `{n.torch}` on both sides"
     if not report.has_changes:
@@ -127,10 +127,16 @@ def to_markdown(report: Report) -> str:
         for page in sorted(by_page):
             out += [f"#### Page `{page}`", ""]
             for d in by_page[page]:
-                out += [f"<details><summary><code>{d.path}</code> {html.escape(_env(d.env))}: {', '.join(d.parts)}</summary>", ""]
-                for text in d.parts.values():
-                    out += [_fence(text), ""]
-                out += ["</details>", ""]
+                title = f"{d.path} {_env(d.env)}: {', '.join(d.parts)}"
+                if for_site:  # pymdownx.details: a collapsible block whose body is indented markdown
+                    out += [f'??? note "{title.replace(chr(34), chr(39))}"', ""]
+                    out += ["    " + line for text in d.parts.values() for line in (_fence(text) + "\n").splitlines()]
+                    out += [""]
+                else:
+                    out += [f"<details><summary><code>{d.path}</code> {html.escape(_env(d.env))}: {', '.join(d.parts)}</summary>", ""]
+                    for text in d.parts.values():
+                        out += [_fence(text), ""]
+                    out += ["</details>", ""]
     return "\n".join(out).rstrip() + "\n"
 
 

@@ -38,6 +38,7 @@ class FieldGuideConfig(Config):
     executor = c.Choice(("warm", "fresh"), default="warm")
     workers = c.Type(int, default=0)
     refresh = c.Type(bool, default=False)
+    base_record = c.Type(str, default="")
 
 
 class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
@@ -81,7 +82,7 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
                 root=self.root,
                 snippets_dir=self.snippets_dir,
                 executor=executor,
-                cache=None if no_cache else Cache(self.root / self.config.cache_dir),
+                cache=None if no_cache else Cache(self.root / (os.environ.get("FIELDGUIDE_CACHE_DIR") or self.config.cache_dir)),
                 workers=workers,
                 refresh=refresh,
             )
@@ -92,6 +93,14 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
         for result in results:
             result.pages = [urls[p] for p in result.pages]
         record.set_current(record.BuildRecord.new(current_toolchain().torch, results))
+        base = os.environ.get("FIELDGUIDE_BASE_RECORD") or self.config.base_record
+        if base:
+            try:
+                record.set_base(record.BuildRecord.read(Path(base)))
+            except (OSError, ValueError, KeyError, TypeError) as exc:
+                raise PluginError(f"fieldguide: the base record {base} cannot be read: {exc}") from None
+        else:
+            record.set_base(None)
         self._add_downloads(files, config, results)
         return files
 

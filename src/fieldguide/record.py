@@ -119,7 +119,11 @@ class BuildRecord:
     @classmethod
     def from_json(cls, data: dict) -> BuildRecord:
         fields = SnippetResult.__dataclass_fields__
-        snippets = [SnippetResult(**{k: v for k, v in s.items() if k in fields}) for s in data["snippets"]]
+        snippets = []
+        for s in data["snippets"]:
+            # Only the contract's fields are required; the extras default to what can be derived.
+            values = {"output": s.get("stdout", ""), "stderr": "", **{k: v for k, v in s.items() if k in fields}}
+            snippets.append(SnippetResult(**values))
         return cls(data["torch"], data["python"], data["platform"], data["built_at"], snippets)
 
     # -- lookup, for chapter code ------------------------------------------------------------
@@ -148,6 +152,19 @@ def current() -> BuildRecord:
     if _current is None:
         raise RuntimeError("no build in progress: results exist only while mkdocs builds the site with the fieldguide plugin")
     return _current
+
+
+_base: BuildRecord | None = None
+
+
+def set_base(build: BuildRecord | None) -> None:
+    """The record of an earlier build to compare this one with (nox -s docs -- --base OLD/record.json)."""
+    global _base
+    _base = build
+
+
+def base() -> BuildRecord | None:
+    return _base
 
 
 def result(path: str, **env: str) -> SnippetResult:

@@ -9,6 +9,9 @@ What a fork would otherwise carry over from the worker, and how each is reset in
                                          streams are installed, with the child's TORCH_LOGS
 * dynamo caches, counters, compile ids -> the worker never compiles; `torch._dynamo.reset()` and
                                          `counters.clear()` in the child make sure
+* random number generators: a fresh process seeds torch's default generator (and Python's
+  `random`) from the OS, but a forked child inherits the worker's state, so every child would
+  draw the same "random" numbers -> reseeded from the OS in the child
 * threads (intra-op pools)            -> the worker runs no tensor op, so no pool exists to fork;
                                          `warm_state()` reports the thread count, a test checks it
 * fds 1 and 2 (the worker's protocol pipe) -> redirected to files in the child
@@ -195,6 +198,13 @@ def reset_torch_state() -> None:
 
     torch._dynamo.reset()
     counters.clear()
+
+    import random
+
+    random.seed()  # from the OS, as at interpreter start
+    torch.seed()  # a non-deterministic seed, as torch's default generator gets in a new process
+    if "numpy" in sys.modules:
+        sys.modules["numpy"].random.seed()
 
 
 def warm_state() -> dict:

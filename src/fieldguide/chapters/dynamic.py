@@ -109,10 +109,8 @@ def _reading(label: str, n: int, values: int = 4) -> str:
         return f"a {'value wrapped in a tensor' if kind == 'tensor' else 'Python ' + kind} compiled **once** for all {values} values: no guard read its value"
     if n >= values:
         return f"a Python {kind} was **burned in as a constant**: every new value compiled a new graph ({n} for {values} values)"
-    return (
-        f"a Python {kind} was a constant for its first {n - 1} value{'s' if n > 2 else ''}, then **became a symbol** "
-        f"({n} graphs for {values} values)"
-    )
+    first = "its first value" if n == 2 else f"its first {n - 1} values"
+    return f"a Python {kind} was a constant for {first}, then **became a symbol** ({n} graphs for {values} values)"
 
 
 def scalars_table(result: SnippetResult) -> str:

@@ -1,0 +1,26 @@
+"""Records and logs captured from real runs on other torch releases (tests/fixtures/)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+from fieldguide import logs
+from fieldguide.record import BuildRecord
+
+FIXTURES = Path(__file__).parent / "fixtures"
+OTHER_TORCHES = ["2.2.2", "2.14.1"]
+
+
+def record(version: str) -> BuildRecord:
+    with gzip.open(FIXTURES / "records" / f"torch-{version}.json.gz", "rt", encoding="utf-8") as fh:
+        return BuildRecord.from_json(json.load(fh))
+
+
+def raw_log(version: str, name: str) -> str:
+    return (FIXTURES / "logs" / f"torch-{version}-{name}.stderr.txt").read_text()
+
+
+def channel(version: str, name: str, chan: str) -> str:
+    return logs.channels(logs.parse([("err", raw_log(version, name))])).get(chan, "")

@@ -1,0 +1,111 @@
+"""Diffs between builds: stable records, real records from two torch releases, a snippet edit."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import shutil
+import subprocess
+import sys
+
+from fieldguide import diff
+from fieldguide.record import BuildRecord
+
+from conftest import ROOT, mkdocs_build
+from fixtures import FIXTURES, record
+
+SNIPPETS = ROOT / "snippets"
+
+
+def fixture_file(tmp_path, version: str):
+    path = tmp_path / f"record-{version}.json"
+    with gzip.open(FIXTURES / "records" / f"torch-{version}.json.gz", "rt") as fh:
+        path.write_text(fh.read())
+    return path
+
+
+def test_two_cold_builds_have_identical_normalized_outputs(tmp_path):
+    sites = []
+    for name in ("first", "second"):
+        proc = mkdocs_build(ROOT, tmp_path / name, {"FIELDGUIDE_NO_CACHE": "1"})
+        assert proc.returncode == 0, proc.stderr
+        sites.append(BuildRecord.read(tmp_path / name / "record.json"))
+    assert not any(s.cached for s in sites[0].snippets + sites[1].snippets)
+    report = diff.compare(sites[0], sites[1], SNIPPETS)
+    assert not report.has_changes, diff.to_markdown(report)
+    assert diff.to_markdown(report).startswith("**Generated outputs: no change**")
+    assert diff.to_markdown(report).count("\n") == 1
+
+
+def test_torch_upgrade_report_from_real_records():
+    report = diff.compare(record("2.2.2"), record("2.14.1"), SNIPPETS)
+    facts = {name: (a, b) for name, a, b in report.facts}
+    assert facts["modules: guarded by"] == ("identity", "type and attributes")
+    assert facts["inlined helper rebound"] == ("compiled code keeps the old body", "recompiles at once")
+    assert facts["guards: dump format"] == ("flat list", "tree")
+    assert facts["GYM·10 twin-module"] == ("recompiles", "reuses")
+    md = diff.to_markdown(report)
+    assert "## Generated outputs changed (torch `2.2.2` → `2.14.1`)" in md
+    assert "| modules: guarded by | `identity` | `type and attributes` |" in md
+    assert "#### Page `guards/`" in md and "```diff" in md
+    assert "-___compile_config_hash() == '<hash>'" in md  # normalized, and shown as removed
+
+
+def test_live_build_against_itself_reports_no_change(site_record):
+    build = BuildRecord.from_json(site_record)
+    assert not diff.compare(build, build, SNIPPETS).has_changes
+
+
+def test_cli_exit_codes_and_outputs(tmp_path):
+    old, new = fixture_file(tmp_path, "2.2.2"), fixture_file(tmp_path, "2.14.1")
+    html, md = tmp_path / "report.html", tmp_path / "report.md"
+    run = lambda *args: subprocess.run([sys.executable, "-m", "fieldguide.diff", *map(str, args), "--snippets", str(SNIPPETS)], capture_output=True, text=True)  # noqa: E731
+    changed = run(old, new, "--html", html, "--markdown", md)
+    assert changed.returncode == 0 and "Generated outputs changed" in changed.stdout
+    assert md.read_text() == changed.stdout
+    page = html.read_text()
+    assert page.startswith("<!doctype html>") and "identity" in page and 'class="add"' in page
+    assert run(old, new, "--fail-on-change").returncode == 1
+    same = run(new, new, "--fail-on-change")
+    assert same.returncode == 0 and same.stdout.startswith("**Generated outputs: no change**")
+    missing = run(tmp_path / "nope.json", new)
+    assert missing.returncode != 0 and "does not exist" in missing.stderr
+    (tmp_path / "bad.json").write_text("{}")
+    bad = run(tmp_path / "bad.json", new)
+    assert bad.returncode != 0 and "is not a build record" in bad.stderr
+
+
+def test_a_snippet_edit_shows_as_that_snippets_diff(scratch):
+    scratch.snippet("a/one.py", "print('one')\nprint('unchanged')\n")
+    scratch.snippet("a/two.py", "print('two')\n")
+    scratch.page("index.md", '# x\n\n```snippet path="a/one.py"\n```\n\n```snippet path="a/two.py"\n```\n')
+    assert scratch.build().returncode == 0
+    base = scratch.root / "base.json"
+    shutil.copy(scratch.root / "site" / "record.json", base)
+    scratch.snippet("a/one.py", "print('ONE')\nprint('unchanged')\n")
+    proc = scratch.build(FIELDGUIDE_BASE_RECORD=str(base))
+    assert proc.returncode == 0, proc.stderr
+    report = diff.compare(BuildRecord.read(base), scratch.record_obj())
+    assert [d.path for d in report.changed] == ["snippets/a/one.py"]
+    text = report.changed[0].parts["stdout"]
+    assert "-one\n" in text and "+ONE\n" in text and " unchanged\n" in text
+
+
+def test_what_changed_page_renders_the_diff_against_a_base(tmp_path):
+    base = fixture_file(tmp_path, "2.2.2")
+    proc = mkdocs_build(ROOT, tmp_path / "site", {"FIELDGUIDE_BASE_RECORD": str(base)})
+    assert proc.returncode == 0, proc.stderr
+    page = (tmp_path / "site" / "build" / "changes" / "index.html").read_text()
+    assert "Compared with a build of torch <code>2.2.2</code>" in page
+    assert "modules: guarded by" in page
+
+
+def test_what_changed_page_without_a_base(built_site):
+    page = (built_site / "build" / "changes" / "index.html").read_text()
+    assert "No base record for this build" in page
+
+
+def test_bad_base_record_fails_the_build(tmp_path):
+    (tmp_path / "bad.json").write_text("not json")
+    proc = mkdocs_build(ROOT, tmp_path / "site", {"FIELDGUIDE_BASE_RECORD": str(tmp_path / "bad.json")})
+    assert proc.returncode != 0 and "the base record" in proc.stdout + proc.stderr
