@@ -71,18 +71,31 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
             jobs = collect(pages, self.snippets_dir, extra)
         except CollectError as exc:
             raise PluginError(f"fieldguide: bad snippet fence(s):\n{exc}") from None
+        replay = os.environ.get("FIELDGUIDE_REPLAY")
+        if replay:  # execution disabled: render from an earlier build's record
+            build = self._replay(Path(replay), jobs)
+        else:
+            build = record.BuildRecord.new(current_toolchain().torch, self._execute(jobs))
+        for result in build.snippets:
+            result.pages = [urls[p] for p in result.pages]
+        record.set_current(build)
+        self._set_base()
+        self._add_downloads(files, config, build.snippets)
+        return files
+
+    def _execute(self, jobs):
         executor_name = os.environ.get("FIELDGUIDE_EXECUTOR") or self.config.executor
         workers = int(os.environ.get("FIELDGUIDE_WORKERS") or self.config.workers or 0) or None
         refresh = self.config.refresh or _env_flag("FIELDGUIDE_REFRESH")
-        no_cache = _env_flag("FIELDGUIDE_NO_CACHE")
+        cache_dir = self.root / (os.environ.get("FIELDGUIDE_CACHE_DIR") or self.config.cache_dir)
         executor = make_executor(executor_name, cwd=self.root, workers=workers)
         try:
-            results = execute(
+            return execute(
                 jobs,
                 root=self.root,
                 snippets_dir=self.snippets_dir,
                 executor=executor,
-                cache=None if no_cache else Cache(self.root / (os.environ.get("FIELDGUIDE_CACHE_DIR") or self.config.cache_dir)),
+                cache=None if _env_flag("FIELDGUIDE_NO_CACHE") else Cache(cache_dir),
                 workers=workers,
                 refresh=refresh,
             )
@@ -90,9 +103,8 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
             raise PluginError(f"fieldguide: {exc}") from None
         finally:
             executor.close()
-        for result in results:
-            result.pages = [urls[p] for p in result.pages]
-        record.set_current(record.BuildRecord.new(current_toolchain().torch, results))
+
+    def _set_base(self) -> None:
         base = os.environ.get("FIELDGUIDE_BASE_RECORD") or self.config.base_record
         if base:
             try:
@@ -101,9 +113,26 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
                 raise PluginError(f"fieldguide: the base record {base} cannot be read: {exc}") from None
         else:
             record.set_base(None)
-        self._add_downloads(files, config, results)
-        return files
 
+    def _replay(self, path: Path, jobs) -> record.BuildRecord:
+        """An earlier record's results, for a build with execution disabled (FIELDGUIDE_REPLAY)."""
+        try:
+            old = record.BuildRecord.read(path)
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise PluginError(f"fieldguide: cannot replay {path}: {exc}") from None
+        by_key = {(s.path, tuple(sorted(s.env.items()))): s for s in old.snippets}
+        results, missing = [], []
+        for job in jobs:
+            found = by_key.get((job.display_path, job.key[1]))
+            if found is None:
+                missing.append(job.display_path)
+                continue
+            found.pages, found.cached = list(job.pages), True
+            results.append(found)
+        if missing:
+            raise PluginError(f"fieldguide: {path} has no result for: {', '.join(missing)}")
+        old.snippets = results
+        return old
     def _add_downloads(self, files, config, results) -> None:
         """Each executed snippet as a file of the site, and a zip of each chapter's snippets."""
         chapters: dict[str, list[Path]] = {}

@@ -1,0 +1,140 @@
+"""Build-speed benchmark: `nox -s bench` (python -m fieldguide.bench).
+
+Runs, side by side on a copy of the site (the working tree is never touched):
+
+  cold (warm executor)      every snippet executed, workers import torch once, children forked
+  cold (fresh processes)    every snippet executed, one new interpreter each
+  nothing changed           a rebuild where every result comes from the cache
+  execution disabled        a build that replays the record: no cache, no execution
+  one snippet changed       a rebuild after editing one snippet
+
+and prints seconds, peak memory (proportional set size of the whole process tree, so pages
+shared by forked children count once) and the ratios the targets are stated in.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path.cwd()
+TARGETS = {"cold": 0.35, "unchanged": 1.2, "peak_gb": 3.0}
+
+
+def _tree(pid: int) -> list[int]:
+    pids, frontier = [pid], [pid]
+    while frontier:
+        nxt = []
+        for p in frontier:
+            for task in Path(f"/proc/{p}/task").glob("*") if Path(f"/proc/{p}/task").exists() else []:
+                try:  # children are listed per thread: snippets are started from pool threads
+                    nxt += [int(c) for c in (task / "children").read_text().split()]
+                except OSError:
+                    continue
+        pids += nxt
+        frontier = nxt
+    return pids
+
+
+def _pss_kb(pid: int) -> int:
+    try:
+        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+            if line.startswith("Pss:"):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def run_build(site: Path, out: Path, env: dict[str, str]) -> dict:
+    full_env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "DISABLE_MKDOCS_2_WARNING": "true", **env}
+    start = time.perf_counter()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mkdocs", "build", "-q", "--site-dir", str(out)],
+        cwd=site, env=full_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )
+    peak = 0
+    stop = threading.Event()
+
+    def sample() -> None:
+        nonlocal peak
+        while not stop.is_set():
+            peak = max(peak, sum(_pss_kb(p) for p in _tree(proc.pid)))
+            stop.wait(0.05)
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    output, _ = proc.communicate()
+    stop.set()
+    sampler.join()
+    seconds = time.perf_counter() - start
+    if proc.returncode != 0:
+        raise SystemExit(f"bench: a build failed ({env}):\n{output[-3000:]}")
+    return {"seconds": round(seconds, 2), "peak_mb": round(peak / 1024), "log": output.strip().splitlines()[-1:]}
+
+
+def copy_site(dest: Path) -> Path:
+    for name in ("docs", "snippets"):
+        shutil.copytree(ROOT / name, dest / name)
+    shutil.copy(ROOT / "mkdocs.yml", dest / "mkdocs.yml")
+    return dest
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--workers", type=int, default=0, help="worker processes (default: one per core)")
+    parser.add_argument("--json", help="also write the results here")
+    args = parser.parse_args(argv)
+    workers = {"FIELDGUIDE_WORKERS": str(args.workers)} if args.workers else {}
+    results = {}
+    with tempfile.TemporaryDirectory(prefix="fieldguide-bench-") as tmp:
+        site = copy_site(Path(tmp) / "site")
+        cache = {"FIELDGUIDE_CACHE_DIR": str(Path(tmp) / "cache"), **workers}
+
+        def step(name: str, **env: str) -> None:
+            print(f"bench: {name} ...", file=sys.stderr, flush=True)
+            results[name] = run_build(site, Path(tmp) / f"out-{len(results)}", {**cache, **env})
+
+        step("cold, fresh processes", FIELDGUIDE_EXECUTOR="fresh", FIELDGUIDE_REFRESH="1")
+        step("cold, warm executor", FIELDGUIDE_EXECUTOR="warm", FIELDGUIDE_REFRESH="1")
+        step("nothing changed", FIELDGUIDE_EXECUTOR="warm")
+        record = Path(tmp) / f"out-{len(results) - 1}" / "record.json"
+        step("execution disabled", FIELDGUIDE_REPLAY=str(record))
+        snippet = site / "snippets" / "guards" / "anatomy.py"
+        snippet.write_text(snippet.read_text() + "# edited by the benchmark\n")
+        step("one snippet changed", FIELDGUIDE_EXECUTOR="warm")
+        n = len(json.loads(record.read_text())["snippets"])
+    cold = results["cold, warm executor"]["seconds"] / results["cold, fresh processes"]["seconds"]
+    unchanged = results["nothing changed"]["seconds"] / results["execution disabled"]["seconds"]
+    peak = max(r["peak_mb"] for r in results.values()) / 1024
+    lines = ["| build | seconds | peak memory (MB, PSS) |", "|---|---:|---:|"]
+    lines += [f"| {name} | {r['seconds']:.2f} | {r['peak_mb']} |" for name, r in results.items()]
+    lines += [
+        "",
+        "| ratio | measured | target |",
+        "|---|---:|---:|",
+        f"| cold build, warm executor ÷ fresh processes | {cold:.2f} | ≤ {TARGETS['cold']} |",
+        f"| nothing changed ÷ execution disabled | {unchanged:.2f} | ≤ {TARGETS['unchanged']} |",
+        f"| peak memory of any build (GB) | {peak:.2f} | ≤ {TARGETS['peak_gb']} |",
+        "",
+        f"{os.cpu_count()} cores; workers: {args.workers or 'one per core'}; snippet runs per build: {n}.",
+    ]
+    report = "\n".join(lines)
+    print(report)
+    if args.json:
+        Path(args.json).write_text(json.dumps({"results": results, "ratios": {"cold": cold, "unchanged": unchanged, "peak_gb": peak}}, indent=1))
+    met = cold <= TARGETS["cold"] and unchanged <= TARGETS["unchanged"] and peak <= TARGETS["peak_gb"]
+    print("targets met" if met else "targets NOT met", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
