@@ -209,3 +209,13 @@ def test_fresh_executor_records_output_order_and_partial_output(scratch):
     path = scratch.snippet("h/order.py", "import sys\nprint('a')\nprint('b', file=sys.stderr)\nprint('c')\n")
     raw = FreshProcessExecutor(cwd=scratch.root).run(path, {}, 30)
     assert raw.events == [("out", "a"), ("out", "\n"), ("err", "b"), ("err", "\n"), ("out", "c"), ("out", "\n")]
+
+
+def test_record_order_does_not_depend_on_scheduling(scratch):
+    """Slow and fast snippets finish in any order; results come back in collection order."""
+    scratch.snippet("o/slow.py", "import time\ntime.sleep(1.5)\nprint('slow')\n")
+    scratch.snippet("o/fast.py", "print('fast')\n")
+    scratch.snippet("o/mid.py", "import time\ntime.sleep(0.5)\nprint('mid')\n")
+    page = {"docs/p.md": "".join(f'```snippet path="o/{n}.py"\n```\n' for n in ("slow", "fast", "mid"))}
+    one = [r.path for r in run_jobs(scratch, page, cache=False)]
+    assert one == sorted(one) == ["snippets/o/fast.py", "snippets/o/mid.py", "snippets/o/slow.py"]

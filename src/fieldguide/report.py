@@ -18,7 +18,7 @@ def relative_link(from_url: str, to_url: str) -> str:
 def summary(build: BuildRecord) -> str:
     ran = sum(1 for s in build.snippets if not s.cached)
     return (
-        f"| | |\n|---|---|\n| torch | `{build.torch}` |\n| Python | `{build.python}` |\n"
+        f"| | this build |\n|---|---|\n| torch | `{build.torch}` |\n| Python | `{build.python}` |\n"
         f"| platform | {build.platform} |\n| built at | {build.built_at} |\n"
         f"| snippets | {len(build.snippets)} ({ran} executed in this build, {len(build.snippets) - ran} from the cache) |\n"
     )
