@@ -9,4 +9,4 @@ The build is a pipeline, one module per stage:
     diff      -> compare the records of two builds              (diff.py)
 """
 
-ENGINE_VERSION = "1"
+ENGINE_VERSION = "2"  # part of every cache key: bump when what a cache entry holds changes

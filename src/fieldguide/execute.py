@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import os
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict
 from importlib import metadata
 from pathlib import Path
 
 from .cache import Cache, Toolchain, cache_key
 from .collect import Job, local_imports
+from .executors import RawRun
 from .progress import Progress
 from .record import SnippetResult, python_version, result_from_run
 
@@ -54,6 +54,13 @@ def failure_message(job: Job, result: SnippetResult, timed_out: bool) -> str:
     return f"{pages}: {job.display_path} {what}.\n  ran as: {env + ' ' if env else ''}python {job.display_path}\n  last lines of stderr:\n{body}"
 
 
+def _result(job: Job, raw: RawRun, root: Path, cached: bool) -> SnippetResult:
+    result = result_from_run(job.display_path, job.env, raw.events, raw.exit_code, raw.seconds, root, raw.executor)
+    result.pages = list(job.pages)
+    result.cached = cached
+    return result
+
+
 def default_workers() -> int:
     return max(1, min(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1, 8))
 
@@ -78,8 +85,14 @@ def execute(
     to_run = []
     for i, (job, key) in enumerate(zip(jobs, keys)):
         payload = None if (refresh or cache is None) else cache.get(key)
-        if payload is not None:
-            results[i] = SnippetResult(**{**payload, "pages": list(job.pages), "cached": True})
+        try:
+            # The cache keeps what execution produced; the record stage interprets it on every build,
+            # so a change to log parsing or normalization never leaves stale results behind.
+            raw = RawRun([tuple(e) for e in payload["events"]], payload["exit_code"], payload["seconds"], False, payload["executor"]) if payload else None
+        except (KeyError, TypeError, ValueError):
+            raw = None  # an entry of another shape: run again
+        if raw is not None:
+            results[i] = _result(job, raw, root, cached=True)
             progress.finish(job.display_path, True, 0.0)
         else:
             to_run.append(i)
@@ -88,17 +101,13 @@ def execute(
         job = jobs[i]
         progress.start(job.display_path)
         raw = executor.run(job.file, job.env, job.timeout)
-        result = result_from_run(job.display_path, job.env, raw.events, raw.exit_code, raw.seconds, root, raw.executor)
-        result.pages = list(job.pages)
+        result = _result(job, raw, root, cached=False)
         progress.finish(job.display_path, False, raw.seconds)
         if raw.timed_out or raw.exit_code != job.exit:
             failures.append(failure_message(job, result, raw.timed_out))
             return
         if cache is not None:
-            payload = asdict(result)
-            payload.pop("pages")
-            payload.pop("cached")
-            cache.put(keys[i], payload)
+            cache.put(keys[i], {"events": raw.events, "exit_code": raw.exit_code, "seconds": raw.seconds, "executor": raw.executor})
         results[i] = result
 
     if to_run:
