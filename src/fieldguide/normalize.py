@@ -18,7 +18,8 @@ _RULES: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\b\d{2}:\d{2}:\d{2}\.\d+\b"), "<time>"),
     # latencies and durations
     (re.compile(r"(Guard eval latency = )[\d.]+( ?[uµm]?s)"), r"\1<latency>\2"),
-    (re.compile(r"\b\d+(?:\.\d+)?(?:e-?\d+)? ?(?:us|µs|ms|ns)\b"), "<duration>"),
+    # (leading padding too: a right-aligned timing gains a space when it loses a digit)
+    (re.compile(r"[ \t]*\b\d+(?:\.\d+)?(?:e-?\d+)? ?(?:us|µs|ms|ns)\b"), " <duration>"),
     # addresses and ids
     (re.compile(r"\b0x[0-9a-fA-F]{6,}\b"), "<addr>"),
     (re.compile(r"(___check_obj_id\([^,]+, )\d+"), r"\1<id>"),

@@ -202,8 +202,9 @@ def limit_verdict(result: SnippetResult) -> str:
     else:
         text.append(
             "Calling again with the first size **did not run the compiled entry** (its run counter stayed put): on this "
-            "torch, once the limit is hit the frame falls back to eager Python, entries and all. From torch 2.7 on, "
-            "existing entries keep serving and only new inputs run eagerly."
+            "torch, once the limit is hit the frame runs as plain Python, entries and all (up to torch 2.4 dynamo falls "
+            "back to eager for the frame; in 2.5 and 2.6 it skips the frame and everything it calls). From torch 2.7 "
+            "on, existing entries keep serving and only new inputs run eagerly."
         )
     return " ".join(text)
 

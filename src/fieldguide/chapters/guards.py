@@ -190,7 +190,7 @@ def config_and_backend(ambient_run: SnippetResult, anatomy: SnippetResult) -> st
 # -- 4. guards as objects ------------------------------------------------------------------------
 # builder name -> the printed kinds it produces (explain() objects vs printed predicates)
 BUILDER_PRINTS = {
-    "TENSOR_MATCH": {"TENSOR_MATCH", "DIMENSION_DYNAMIC_MARKING_GUARD"},
+    "TENSOR_MATCH": {"TENSOR_MATCH", "DIMENSION_DYNAMIC_MARKING_GUARD", "NO_HASATTR"},
     "CONSTANT_MATCH": {"EQUALS_MATCH", "TYPE_MATCH"},
     "EQUALS_MATCH": {"EQUALS_MATCH"},
     "TYPE_MATCH": {"TYPE_MATCH"},
