@@ -136,7 +136,7 @@ def test_limits_names_and_verdict():
     old, new = OLD.find("dynamic/limits.py"), NEW.find("dynamic/limits.py")
     assert list(dyn.limit_config(old)) == ["cache_size_limit", "accumulated_cache_size_limit"]
     assert "recompile_limit" in dyn.limit_config(new)
-    assert "falls back to eager Python" in dyn.limit_verdict(old)
+    assert "**did not run the compiled entry**" in dyn.limit_verdict(old) and "frame runs as plain Python" in dyn.limit_verdict(old)
     assert "keep serving" in dyn.limit_verdict(new)
     assert "hit config.cache_size_limit (2)" in dyn.limit_warning(old)
     assert "hit config.recompile_limit (2)" in dyn.limit_warning(new)
