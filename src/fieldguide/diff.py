@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import difflib
 import html
-import json
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path

@@ -51,9 +51,10 @@ def read_events(path: Path) -> list[tuple[str, str]]:
     return events
 
 
-def kill_group(proc: subprocess.Popen) -> None:
+def kill_group_id(pgid: int) -> None:
+    """Kill a snippet's whole process group (it leads its own session), children included."""
     try:
-        os.killpg(proc.pid, signal.SIGKILL)
+        os.killpg(pgid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
 
@@ -85,7 +86,7 @@ class FreshProcessExecutor:
                 raw_out, raw_err = proc.communicate(timeout=timeout)
             except subprocess.TimeoutExpired:
                 timed_out = True
-                kill_group(proc)
+                kill_group_id(proc.pid)
                 raw_out, raw_err = proc.communicate()
             seconds = time.perf_counter() - start
             events = read_events(events_path)

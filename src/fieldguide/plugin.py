@@ -14,8 +14,7 @@ from pathlib import Path
 from mkdocs.config import config_options as c
 from mkdocs.config.base import Config
 from mkdocs.exceptions import PluginError
-from mkdocs.plugins import BasePlugin, get_plugin_logger
-
+from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File
 
 from . import downloads, gym, record, render
@@ -24,9 +23,6 @@ from .collect import CollectError, collect
 from .execute import ExecutionFailed, current_toolchain, execute
 from .executors import make_executor
 from .fences import FENCE_NAME
-
-log = get_plugin_logger(__name__)
-
 
 def _env_flag(name: str) -> bool:
     return os.environ.get(name, "").lower() in {"1", "true", "yes", "on"}

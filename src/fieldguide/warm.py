@@ -36,7 +36,7 @@ import threading
 import time
 from pathlib import Path
 
-from .executors import FreshProcessExecutor, RawRun, child_env, kill_group, read_events
+from .executors import FreshProcessExecutor, RawRun, child_env, kill_group_id, read_events
 
 FORK_SAFE_VARIABLES = {"TORCH_LOGS"}
 
@@ -124,7 +124,7 @@ class WarmExecutor:
 
             def on_timeout() -> None:
                 killed.set()
-                _kill_pgid(pid)
+                kill_group_id(pid)
 
             timer = threading.Timer(timeout, on_timeout)
             timer.start()
@@ -145,15 +145,6 @@ class WarmExecutor:
     def close(self) -> None:
         for worker in self._workers:
             worker.close()
-
-
-def _kill_pgid(pid: int) -> None:
-    import signal
-
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 # -- the worker process ------------------------------------------------------------------------

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from ..parse.guard_dump import Guard, parse_check_tensor, parse_guards_log, tensor_check
-from ..parse.recompiles import attribute_to_steps, parse_recompiles
+from ..parse.recompiles import attribute_to_steps
 from ..record import SnippetResult
 from .common import STEP_RE, code, plural, shorten, steps, table
 
