@@ -157,3 +157,42 @@ def test_cache_walk_table_is_from_the_measurement():
     table = dyn.walk_table(r)
     assert f"| {eager:.1f} |" in table and all(f"| {t:.1f} |" in table for _, t in rows)
     assert "this machine's figures" in dyn.walk_summary(r)
+
+
+def _page_text(built_site, page: str) -> str:
+    import html
+    import re
+
+    raw = (built_site / page / "index.html").read_text()
+    return html.unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", raw)))
+
+
+def _plain(markdown: str) -> str:
+    import re
+
+    return re.sub(r"\s+", " ", markdown.replace("**", "").replace("`", ""))
+
+
+def test_pages_show_the_verdicts_of_this_builds_measurements(built_site, live):
+    """The built pages carry exactly what the renderers compute from this build's record."""
+    guards_page = _page_text(built_site, "guards")
+    r = live.find
+    for rendered in (
+        g.dump_summary(r("guards/anatomy.py")),
+        g.config_and_backend(r("guards/ambient.py"), r("guards/anatomy.py")).split("\n\n")[1],
+        g.five_calls_summary(r("guards/five_calls.py")),
+        g.no_grad_reason(r("guards/five_calls.py")),
+        g.module_verdict(r("guards/module_guards.py"), r("guards/module_counts.py")),
+        g.helper_verdict(r("guards/stale_helper.py", TORCH_LOGS="recompiles"), r("guards/stale_helper.py", TORCH_LOGS="guards")),
+    ):
+        assert _plain(rendered) in guards_page, rendered[:120]
+    dynamic_page = _page_text(built_site, "dynamic")
+    for rendered in (
+        dyn.static_to_dynamic_summary(r("dynamic/new_sizes.py")),
+        dyn.scalars_summary(r("dynamic/scalars.py")),
+        dyn.limit_verdict(r("dynamic/limits.py")),
+        dyn.stance_summary(r("dynamic/stances.py")),
+        dyn.walk_summary(r("dynamic/cache_walk.py")),
+    ):
+        assert _plain(rendered) in dynamic_page, rendered[:120]
+    assert f"Measured on torch {live.torch}" in guards_page and f"Measured on torch {live.torch}" in dynamic_page
