@@ -25,7 +25,7 @@ report("fail_on_recompile, rows=4 (cached)")
 try:
     double(torch.ones(4, dtype=torch.float64))
     report("fail_on_recompile, float64 (new)")
-except Exception as error:  # noqa: BLE001 - show what the stance raises
+except Exception as error:  # show what the stance raises
     print(f"fail_on_recompile, float64 (new) raised {type(error).__name__}: {str(error).splitlines()[0]}")
 
 torch.compiler.set_stance("eager_on_recompile")

@@ -16,7 +16,7 @@ x = torch.ones(3)
 print("compiled, first call :", uses_helper(x).tolist())
 
 
-def helper(t):  # noqa: F811 - same name, new function object, new body
+def helper(t):  # same name, new function object, new body
     return t * 100
 
 

@@ -17,7 +17,7 @@ uses_helper(x)  # first call: compiles, inlining helper
 print("before:", counters["stats"]["unique_graphs"])
 
 
-def helper(t):  # noqa: F811 - same name, new body
+def helper(t):  # same name, new body
     return t * 100
 
 
