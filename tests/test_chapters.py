@@ -196,3 +196,10 @@ def test_pages_show_the_verdicts_of_this_builds_measurements(built_site, live):
     ):
         assert _plain(rendered) in dynamic_page, rendered[:120]
     assert f"Measured on torch {live.torch}" in guards_page and f"Measured on torch {live.torch}" in dynamic_page
+
+
+def test_cache_list_growth_on_other_torches():
+    for build in (OLD, NEW):
+        r = build.find("dynamic/cache_list.py")
+        assert [lines for _, _, lines in dyn.list_growth(r)] == [0, 1, 2, 3, 4]
+        assert "(1, 2, 3, 4)" in dyn.list_growth_summary(r)

@@ -110,6 +110,26 @@ graphs_for("float: 0.5, 1.5, 2.5, 3.5", [0.5, 1.5, 2.5, 3.5])
 graphs_for("tensor(0.5) .. tensor(3.5)", [torch.tensor(v) for v in (0.5, 1.5, 2.5, 3.5)])
 
 # %% [markdown]
+# ## `cache_list.py`
+
+# %%
+fresh_start(recompiles=True)
+# Five sizes with dynamic=False: five entries in one list. Watch the recompile log grow.
+# Run it as: TORCH_LOGS=recompiles python snippets/dynamic/cache_list.py
+import torch
+from torch._dynamo.utils import counters
+
+
+@torch.compile(backend="eager", dynamic=False)
+def double(x):
+    return x * 2
+
+
+for rows in (2, 3, 4, 5, 6):
+    double(torch.ones(rows))
+    print(f"rows={rows} unique_graphs={counters['stats']['unique_graphs']}")
+
+# %% [markdown]
 # ## `cache_walk.py`
 
 # %%

@@ -123,6 +123,30 @@ def scalars_summary(result: SnippetResult) -> str:
 
 
 # -- 3. the cache is a list ------------------------------------------------------------------------
+def list_growth(result: SnippetResult) -> list[tuple[str, int, int]]:
+    """Per call: label, entries before it, failure lines its recompile logged."""
+    out = []
+    for step in attribute_to_steps(result.output, STEP_RE):
+        lines = sum(len(r.failures) for r in step["recompiles"])
+        out.append((step["label"], step["graphs"] - (1 if step["recompiles"] or not out else 0), lines))
+    return out
+
+
+def list_growth_table(result: SnippetResult) -> str:
+    rows = [[label, str(before), str(lines) if lines else "— (first compile)"] for label, before, lines in list_growth(result)]
+    return table(["call", "entries already in the cache", "failure lines in its recompile log"], rows, "-rr")
+
+
+def list_growth_summary(result: SnippetResult) -> str:
+    growth = list_growth(result)[1:]
+    if all(lines == before for _, before, lines in growth):
+        return (
+            "Each recompile logged exactly one failure line per entry already in the cache "
+            f"({', '.join(str(lines) for _, _, lines in growth)}): before compiling, dynamo had checked every one."
+        )
+    return "Failure lines per recompile on this torch: " + ", ".join(f"{label}: {lines}" for label, _, lines in growth) + "."
+
+
 def walk_timings(result: SnippetResult) -> tuple[float, list[tuple[int, float]]]:
     eager = float(re.search(r"^eager\s+([\d.]+) us/call", result.stdout, re.M).group(1))
     rows = [(int(n), float(t)) for n, t in re.findall(r"^entries=(\d+)\s+([\d.]+) us/call", result.stdout, re.M)]
