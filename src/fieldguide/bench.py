@@ -68,7 +68,7 @@ def run_build(site: Path, out: Path, env: dict[str, str]) -> dict:
         nonlocal peak
         while not stop.is_set():
             peak = max(peak, sum(_pss_kb(p) for p in _tree(proc.pid)))
-            stop.wait(0.05)
+            stop.wait(0.25)  # PSS is costly to read; sampling faster slows the builds it measures
 
     sampler = threading.Thread(target=sample, daemon=True)
     sampler.start()
@@ -84,7 +84,8 @@ def run_build(site: Path, out: Path, env: dict[str, str]) -> dict:
 def copy_site(dest: Path) -> Path:
     for name in ("docs", "snippets"):
         shutil.copytree(ROOT / name, dest / name)
-    shutil.copy(ROOT / "mkdocs.yml", dest / "mkdocs.yml")
+    for name in ("mkdocs.yml", "README.md"):  # the contributor page includes the README
+        shutil.copy(ROOT / name, dest / name)
     return dest
 
 
