@@ -1,14 +1,13 @@
-"""Generate a chapter's notebook (a jupytext percent-format .py under docs/notebooks/) from its snippets.
+"""Generate a chapter's notebook (a jupytext percent-format .py) from its snippets, at build time.
 
 The notebook walks through the chapter's examples in page order. Each example starts from what a
 fresh process would give it (empty dynamo caches and counters) and turns on the same log channels
-the page used. Run `python -m fieldguide.notebook` after editing snippets; a test fails while a
-committed notebook is out of date.
+the page used. The plugin writes it under the cache directory and hands it to mkdocs-jupyter as
+the page ``notebooks/<chapter>.py``, so there is no copy of the snippets to keep in sync.
 """
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 from .fences import find_fences
@@ -66,22 +65,17 @@ def render(chapter: str, title: str, page: Path, snippets_dir: Path) -> str:
 CHAPTERS = {"guards": "What a guard checks", "dynamic": "Dynamic shapes and the cache limits"}
 
 
-def generate(root: Path) -> dict[Path, str]:
-    out = {}
+def generate(docs_dir: Path, snippets_dir: Path, out_dir: Path) -> list[str]:
+    """Write each chapter's notebook to out_dir/notebooks/<chapter>.py; return their site paths."""
+    written = []
     for chapter, title in CHAPTERS.items():
-        page = root / "docs" / f"{chapter}.md"
-        if page.exists() and page_snippets(page):
-            out[root / "docs" / "notebooks" / f"{chapter}.py"] = render(chapter, title, page, root / "snippets")
-    return out
-
-
-def main() -> None:
-    root = Path(sys.argv[1] if len(sys.argv) > 1 else ".").resolve()
-    for path, text in generate(root).items():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-        print(f"wrote {path.relative_to(root)}")
-
-
-if __name__ == "__main__":
-    main()
+        page = docs_dir / f"{chapter}.md"
+        if not page.exists() or not page_snippets(page):
+            continue
+        path = out_dir / "notebooks" / f"{chapter}.py"
+        text = render(chapter, title, page, snippets_dir)
+        if not path.exists() or path.read_text(encoding="utf-8") != text:  # keep mkdocs-jupyter's cache warm
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+        written.append(f"notebooks/{chapter}.py")
+    return written

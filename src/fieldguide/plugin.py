@@ -17,7 +17,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File
 
-from . import downloads, gym, record, render
+from . import downloads, gym, notebook, record, render
 from .cache import Cache
 from .collect import CollectError, collect
 from .execute import ExecutionFailed, current_toolchain, execute
@@ -77,7 +77,14 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
         record.set_current(build)
         self._set_base()
         self._add_downloads(files, config, build.snippets)
+        self._add_notebooks(files, config, docs)
         return files
+
+    def _add_notebooks(self, files, config, docs: Path) -> None:
+        """Each chapter's notebook, generated from its snippets, as a page for mkdocs-jupyter."""
+        out = self.root / (os.environ.get("FIELDGUIDE_CACHE_DIR") or self.config.cache_dir) / "generated"
+        for src_uri in notebook.generate(docs, self.snippets_dir, out):
+            files.append(File(src_uri, str(out), config["site_dir"], config["use_directory_urls"]))
 
     def _execute(self, jobs):
         executor_name = os.environ.get("FIELDGUIDE_EXECUTOR") or self.config.executor
