@@ -83,3 +83,18 @@ def test_scratch_build_renders_source_and_output(scratch):
     html = (scratch.root / "site" / "index.html").read_text()
     assert "hello from a snippet" in html and "snippets/x/hello.py" in html
     assert scratch.record()["snippets"][0]["stdout"] == "hello from a snippet\n"
+
+
+def test_scratch_build_show_modes_and_json_data(scratch):
+    scratch.snippet("x/data.py", "import json\nprint('human line')\nprint(json.dumps({'graphs': 2}))\n")
+    scratch.page(
+        "index.md",
+        '# Hi\n\n```snippet path="x/data.py" show="source" title="only the code"\n```\n\n'
+        '```snippet path="x/data.py" show="output"\n```\n',
+    )
+    proc = scratch.build()
+    assert proc.returncode == 0, proc.stderr
+    html = (scratch.root / "site" / "index.html").read_text()
+    assert html.count("only the code") == 1  # the source-only fence's title
+    assert html.count("$ python snippets/x/data.py") == 1  # one output block: the output-only fence
+    assert scratch.record_obj().find("x/data.py").json() == {"graphs": 2}

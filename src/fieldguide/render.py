@@ -68,17 +68,13 @@ def formatter(source: str, language: str, css_class: str, options: dict[str, Any
 
     if fence.show == "none":  # executed for the chapter's data; the page renders it its own way
         return ""
-    if fence.show == "source":
-        return base_format(
-            language="python", run=lambda *a, **k: "", code=code, md=md, source="above", extra={"title": title}
-        )
-    if fence.show == "output":
-        return base_format(language="python", run=lambda *a, **k: output_markdown(result), code=code, md=md)
+    output = "" if fence.show == "source" else output_markdown(result)
+    with_source = fence.show in ("both", "source")
     return base_format(
         language="python",
-        run=lambda *a, **k: output_markdown(result),
+        run=lambda *a, **k: output,
         code=code,
         md=md,
-        source="above",
-        extra={"title": title},
+        source="above" if with_source else "",
+        extra={"title": title} if with_source else {},
     )
