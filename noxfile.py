@@ -15,20 +15,32 @@ Each torch release gets its own environment under .nox/torch-<version>, made onc
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import re
+import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import nox
 
 ROOT = Path(__file__).resolve().parent
-DEFAULT_TORCH = "2.13.0"
+RELEASES_FILE = ROOT / "records" / "releases.toml"
 OLDEST_SUPPORTED = (2, 2)
 nox.options.sessions = ["docs"]
 nox.options.default_venv_backend = "none"
 QUIET_ENV = {"NO_MKDOCS_2_WARNING": "1", "DISABLE_MKDOCS_2_WARNING": "true"}
+
+
+def _releases() -> tuple[str, list[str]]:
+    """(default release, every measured release) from records/releases.toml."""
+    data = tomllib.loads(RELEASES_FILE.read_text(encoding="utf-8"))
+    return data["default"], list(data["releases"])
+
+
+DEFAULT_TORCH, RELEASES = _releases()
 
 
 def _parse_version(text: str) -> tuple[int, ...]:
@@ -38,36 +50,31 @@ def _parse_version(text: str) -> tuple[int, ...]:
 
 
 def check_torch_version(session: nox.Session, version: str) -> None:
-    """Fail with a clear message, before anything is built, on a malformed or unknown release."""
+    """Fail with a clear message, before anything is built, on a malformed or unlisted release."""
     try:
         parsed = _parse_version(version)
     except ValueError as exc:
         session.error(str(exc))
     if parsed[:2] < OLDEST_SUPPORTED:
         session.error(f"torch {version} is older than the oldest release this guide supports (2.2)")
-    if (ROOT / ".nox" / f"torch-{version}" / "fieldguide.stamp").exists():
-        return
-    out = subprocess.run(
-        [sys.executable, "-m", "pip", "index", "versions", "torch"], capture_output=True, text=True, check=False
-    )
-    if out.returncode != 0:
-        session.error(f"could not list torch releases from the package registry:\n{out.stderr.strip()[-800:]}")
-    available = re.findall(r"[\d]+\.[\d]+\.[\d]+", out.stdout.split("Available versions:", 1)[-1])
-    if version not in available:
-        session.error(f"torch {version} is not a release on the package registry; available: {', '.join(available[:25])} ...")
+    if version not in RELEASES:
+        session.error(
+            f"torch {version} is not one of the releases this guide measures ({', '.join(RELEASES)}); "
+            f"to add it, list it in {RELEASES_FILE.relative_to(ROOT)} and run `nox -s matrix -- {version}`"
+        )
 
 
 def _numpy_spec(version: str) -> str:
     return "numpy<2" if _parse_version(version)[:2] < (2, 3) else "numpy"
 
 
-def torch_python(session: nox.Session, version: str) -> str:
+def torch_python(session: nox.Session, version: str, *, extras: str = "[test]", env: dict | None = None) -> str:
     """The interpreter of the environment for one torch release, made (or refreshed) on demand."""
     check_torch_version(session, version)
-    venv = ROOT / ".nox" / f"torch-{version}"
+    venv = venv_dir(version)
     python = venv / "bin" / "python"
     stamp = venv / "fieldguide.stamp"
-    want = hashlib.sha256(((ROOT / "pyproject.toml").read_bytes() + version.encode())).hexdigest()
+    want = hashlib.sha256(((ROOT / "pyproject.toml").read_bytes() + version.encode() + extras.encode())).hexdigest()
     if stamp.exists() and stamp.read_text() == want and python.exists():
         return str(python)
     if not python.exists():
@@ -75,10 +82,14 @@ def torch_python(session: nox.Session, version: str) -> str:
         session.run(sys.executable, "-m", "venv", str(venv), external=True)
     session.run(
         str(python), "-m", "pip", "install", "--disable-pip-version-check", "-q",
-        f"torch=={version}", _numpy_spec(version), "-e", f"{ROOT}[test]", external=True,
+        f"torch=={version}", _numpy_spec(version), "-e", f"{ROOT}{extras}", external=True, env=env,
     )
     stamp.write_text(want)
     return str(python)
+
+
+def venv_dir(version: str) -> Path:
+    return ROOT / ".nox" / f"torch-{version}"
 
 
 def _take(args: list[str], flag: str, default: str | None = None) -> str | None:
@@ -169,3 +180,54 @@ def upgrade(session: nox.Session) -> None:
         "--html", f"{report}.html", "--markdown", f"{report}.md", external=True,
     )
     session.log(f"report: {report}.md and {report}.html; site built against {new}: {new_site}/")
+
+
+MATRIX_PIP_CACHE = ROOT / ".nox" / "pip-cache"
+
+
+def record_path(version: str) -> Path:
+    return ROOT / "records" / f"torch-{version}.json.gz"
+
+
+@nox.session
+def matrix(session: nox.Session) -> None:
+    """Measure releases into records/: nox -s matrix [-- X.Y.Z ...] [--refresh] [--discard [--keep-downloads]]"""
+    parser = argparse.ArgumentParser(prog="nox -s matrix --", description="Measure every snippet under each release.")
+    parser.add_argument("releases", nargs="*", help=f"releases to measure (default: all of {RELEASES_FILE.name})")
+    parser.add_argument("--refresh", action="store_true", help="measure again even where the record is up to date")
+    parser.add_argument("--discard", action="store_true", help="remove each release's environment and downloads after measuring it")
+    parser.add_argument("--keep-downloads", action="store_true", help="with --discard: keep pip's download cache")
+    args = parser.parse_args(session.posargs)
+    wanted = args.releases or RELEASES
+    for version in wanted:
+        check_torch_version(session, version)
+    checker = torch_python(session, DEFAULT_TORCH)  # reads records and today's snippets; executes nothing
+    pip_env = {"PIP_CACHE_DIR": str(MATRIX_PIP_CACHE)}
+    done, skipped, failed = [], [], []
+    for n, version in enumerate(wanted, 1):
+        out = record_path(version)
+        session.log(f"[{n}/{len(wanted)}] torch {version} -> {out.relative_to(ROOT)}")
+        if not args.refresh and out.exists():
+            check = subprocess.run([checker, "-m", "fieldguide.measure", str(out), "--check"], cwd=ROOT, capture_output=True, text=True)
+            if check.returncode == 0:
+                session.log(f"[{n}/{len(wanted)}] torch {version}: up to date, skipped (--refresh measures it again)")
+                skipped.append(version)
+                continue
+            session.log(check.stdout.strip())
+        try:
+            python = torch_python(session, version, extras="", env=pip_env)
+            cmd = [python, "-m", "fieldguide.measure", str(out)] + (["--refresh"] if args.refresh else [])
+            session.run(*cmd, env=QUIET_ENV, external=True)
+            done.append(version)
+        except nox.command.CommandFailed as exc:
+            session.warn(f"torch {version}: not measured ({exc.reason or 'install or measurement failed'}); going on")
+            failed.append(version)
+        finally:
+            if args.discard and version != DEFAULT_TORCH:
+                shutil.rmtree(venv_dir(version), ignore_errors=True)
+                if not args.keep_downloads:
+                    shutil.rmtree(MATRIX_PIP_CACHE, ignore_errors=True)
+    session.log(f"measured: {', '.join(done) or '-'}; up to date: {', '.join(skipped) or '-'}; failed: {', '.join(failed) or '-'}")
+    if failed:
+        hint = " (for a release above this machine's pip cap, run that one with PIP_CONSTRAINT=/dev/null)"
+        session.error(f"{len(failed)} release(s) not measured: {', '.join(failed)}{hint}")

@@ -1,4 +1,4 @@
-"""`nox -s docs -- --torch X`: a malformed, unsupported or unknown release is refused before anything is built."""
+"""`nox -s docs -- --torch X`: a malformed, unsupported or unlisted release is refused before anything is built."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ def nox_docs(version: str) -> subprocess.CompletedProcess:
         ("banana", "is not a release number like 2.13.0"),
         ("2.13", "is not a release number like 2.13.0"),
         ("1.13.1", "older than the oldest release this guide supports (2.2)"),
-        ("2.99.0", "is not a release on the package registry"),
+        ("2.99.0", "is not one of the releases this guide measures"),
     ],
 )
 def test_bad_torch_versions_are_refused_before_building(version, message):

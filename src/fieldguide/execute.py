@@ -6,8 +6,11 @@ record.py, where results are kept in cache.py.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime, timezone
 from importlib import metadata
 from pathlib import Path
 
@@ -35,11 +38,30 @@ def current_toolchain() -> Toolchain:
     return Toolchain(torch=torch_version, python=python_version())
 
 
-def job_key(job: Job, snippets_dir: Path, toolchain: Toolchain) -> str:
+def _sources(job: Job, snippets_dir: Path) -> tuple[str, dict[str, str]]:
     imports = {
         str(p.relative_to(snippets_dir)): p.read_text(encoding="utf-8") for p in local_imports(job.file, snippets_dir)
     }
-    return cache_key(job.file.read_text(encoding="utf-8"), imports, job.env, toolchain)
+    return job.file.read_text(encoding="utf-8"), imports
+
+
+def job_key(job: Job, snippets_dir: Path, toolchain: Toolchain) -> str:
+    source, imports = _sources(job, snippets_dir)
+    return cache_key(source, imports, job.env, toolchain)
+
+
+def source_digest(job: Job, snippets_dir: Path) -> str:
+    """What a result was measured from: the snippet's source and its local imports (no toolchain).
+
+    A committed release record whose entry has another digest than today's source is stale.
+    """
+    source, imports = _sources(job, snippets_dir)
+    material = json.dumps({"source": source, "imports": sorted(imports.items())}, sort_keys=True)
+    return hashlib.sha256(material.encode("utf-8")).hexdigest()[:16]
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).replace(microsecond=0).isoformat()
 
 
 def failure_message(job: Job, result: SnippetResult, timed_out: bool) -> str:
@@ -54,8 +76,10 @@ def failure_message(job: Job, result: SnippetResult, timed_out: bool) -> str:
     return f"{pages}: {job.display_path} {what}.\n  ran as: {env + ' ' if env else ''}python {job.display_path}\n  last lines of stderr:\n{body}"
 
 
-def _result(job: Job, raw: RawRun, root: Path, cached: bool) -> SnippetResult:
-    result = result_from_run(job.display_path, job.env, raw.events, raw.exit_code, raw.seconds, root, raw.executor)
+def _result(job: Job, raw: RawRun, root: Path, cached: bool, digest: str, measured_at: str) -> SnippetResult:
+    result = result_from_run(
+        job.display_path, job.env, raw.events, raw.exit_code, raw.seconds, root, raw.executor, digest, measured_at
+    )
     result.pages = list(job.pages)
     result.cached = cached
     return result
@@ -80,6 +104,7 @@ def execute(
     toolchain = current_toolchain()
     progress = progress or Progress(len(jobs))
     keys = [job_key(job, snippets_dir, toolchain) for job in jobs]
+    digests = [source_digest(job, snippets_dir) for job in jobs]
     results: list[SnippetResult | None] = [None] * len(jobs)
     failures: list[str] = []
     to_run = []
@@ -92,7 +117,7 @@ def execute(
         except (KeyError, TypeError, ValueError):
             raw = None  # an entry of another shape: run again
         if raw is not None:
-            results[i] = _result(job, raw, root, cached=True)
+            results[i] = _result(job, raw, root, True, digests[i], payload.get("measured_at", ""))
             progress.finish(job.display_path, True, 0.0)
         else:
             to_run.append(i)
@@ -100,14 +125,17 @@ def execute(
     def run_one(i: int) -> None:
         job = jobs[i]
         progress.start(job.display_path)
+        measured_at = _now()
         raw = executor.run(job.file, job.env, job.timeout)
-        result = _result(job, raw, root, cached=False)
+        # Cached as a reader would see it from the repository's root: no checkout's absolute path.
+        raw.events = [(stream, text.replace(f"{root.resolve()}/", "")) for stream, text in raw.events]
+        result = _result(job, raw, root, False, digests[i], measured_at)
         progress.finish(job.display_path, False, raw.seconds)
         if raw.timed_out or raw.exit_code != job.exit:
             failures.append(failure_message(job, result, raw.timed_out))
             return
         if cache is not None:
-            cache.put(keys[i], {"events": raw.events, "exit_code": raw.exit_code, "seconds": raw.seconds, "executor": raw.executor})
+            cache.put(keys[i], {"events": raw.events, "exit_code": raw.exit_code, "seconds": raw.seconds, "executor": raw.executor, "measured_at": measured_at})
         results[i] = result
 
     if to_run:

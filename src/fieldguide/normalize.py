@@ -28,7 +28,8 @@ _RULES: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"(___check_current_backend\()\d+"), r"\1<id>"),
     (re.compile(r"(\bid[ (=:]+)\d{9,}"), r"\1<id>"),
     (re.compile(r"\b\d{12,}\b"), "<id>"),
-    # hashes (config hash, cache keys)
+    # hashes (config hash, cache keys); torch 2.2's config-hash recompile reason prints short ones
+    (re.compile(r"\b((?:Saved|Current) hash: )[0-9a-f]+\b"), r"\1<hash>"),
     (re.compile(r"\b[0-9a-f]{32,64}\b"), "<hash>"),
     # pids
     (re.compile(r"\bpid[ =:]+\d+", re.I), "pid <pid>"),

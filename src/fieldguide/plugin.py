@@ -19,10 +19,11 @@ from mkdocs.structure.files import File
 
 from . import downloads, gym, notebook, record, render
 from .cache import Cache
-from .collect import CollectError, collect
+from .collect import CollectError
 from .execute import ExecutionFailed, current_toolchain, execute
 from .executors import make_executor
 from .fences import FENCE_NAME
+from .measure import jobs_for_pages
 
 def _env_flag(name: str) -> bool:
     return os.environ.get(name, "").lower() in {"1", "true", "yes", "on"}
@@ -57,14 +58,10 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
             name = f"{docs_label}/{file.src_uri}"
             pages[name] = Path(file.abs_src_path).read_text(encoding="utf-8")
             urls[name] = file.url or "./"
-        gym_page = f"{docs_label}/{gym.GYM_PAGE}"
         try:
-            drills = gym.load_drills(self.snippets_dir) if gym_page in pages else []
+            jobs = jobs_for_pages(pages, docs_label, self.snippets_dir)
         except gym.DrillError as exc:
             raise PluginError(f"fieldguide: {exc}") from None
-        extra = [(gym_page, s.fence) for d in drills for s in d.scenarios]
-        try:
-            jobs = collect(pages, self.snippets_dir, extra)
         except CollectError as exc:
             raise PluginError(f"fieldguide: bad snippet fence(s):\n{exc}") from None
         replay = os.environ.get("FIELDGUIDE_REPLAY")

@@ -7,6 +7,7 @@ seconds, cached, normalized. (Extra fields: output, stderr, executor.)
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import platform
@@ -35,6 +36,8 @@ class SnippetResult:
     pages: list[str] = field(default_factory=list)
     cached: bool = False
     executor: str = ""
+    digest: str = ""  # of the source that ran (the snippet and its local imports): see execute.source_digest
+    measured_at: str = ""  # when this result was executed (UTC, ISO 8601)
 
     def json(self) -> dict | list | None:
         """The last line of stdout that parses as JSON: measurements a snippet reports as data."""
@@ -55,7 +58,12 @@ def requested_channels(env: dict[str, str]) -> list[str]:
     return [c.strip().lstrip("+-") for c in env.get("TORCH_LOGS", "").split(",") if c.strip()]
 
 
-def result_from_run(display_path: str, env: dict[str, str], events, exit_code, seconds, root, executor="") -> SnippetResult:
+def result_from_run(
+    display_path: str, env: dict[str, str], events, exit_code, seconds, root, executor="", digest="", measured_at=""
+) -> SnippetResult:
+    # Paths inside the repository are shown as a reader who runs from its root sees them, in every
+    # field: a result reads the same whichever checkout or folder produced it.
+    events = [(stream, _relative_paths(text, root)) for stream, text in events]
     lines = logparse.parse(events)
     stdout = logparse.stdout_text(lines)
     channels = logparse.channels(lines)
@@ -64,12 +72,14 @@ def result_from_run(display_path: str, env: dict[str, str], events, exit_code, s
         env=dict(env),
         stdout=stdout,
         logs=channels,
-        output=_relative_paths(logparse.display_text(lines, requested_channels(env)), root),
+        output=logparse.display_text(lines, requested_channels(env)),
         stderr=logparse.stderr_text(lines),
         exit_code=exit_code,
         seconds=round(seconds, 3),
         normalized=normalize_output(stdout, channels, root),
         executor=executor,
+        digest=digest,
+        measured_at=measured_at,
     )
 
 
@@ -106,15 +116,24 @@ class BuildRecord:
         }
 
     def write(self, path: Path) -> None:
+        """Write as JSON; a path ending in .gz is gzip-compressed (the committed release records)."""
+        path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".json.tmp")
-        tmp.write_text(json.dumps(self.to_json(), indent=1, sort_keys=False) + "\n", encoding="utf-8")
+        tmp = path.with_name(path.name + ".tmp")
+        text = json.dumps(self.to_json(), indent=1, sort_keys=False) + "\n"
+        if path.suffix == ".gz":
+            # mtime=0: the same record always compresses to the same bytes (no churn in git)
+            tmp.write_bytes(gzip.compress(text.encode("utf-8"), mtime=0))
+        else:
+            tmp.write_text(text, encoding="utf-8")
         os.replace(tmp, path)
 
     @classmethod
     def read(cls, path: Path) -> BuildRecord:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-        return cls.from_json(data)
+        raw = Path(path).read_bytes()
+        if raw[:2] == b"\x1f\x8b":
+            raw = gzip.decompress(raw)
+        return cls.from_json(json.loads(raw.decode("utf-8")))
 
     @classmethod
     def from_json(cls, data: dict) -> BuildRecord:

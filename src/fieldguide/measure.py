@@ -1,0 +1,118 @@
+"""Measure one torch release: every snippet the site uses, under the torch of this interpreter.
+
+    python -m fieldguide.measure records/torch-2.8.0.json.gz [--refresh]
+    python -m fieldguide.measure records/torch-2.8.0.json.gz --check
+
+The same stages as a build (collect -> execute -> record), without MkDocs: the pages' fences
+and the gym's scenarios are collected from the files on disk, executed by the same engine
+(isolation, cache, normalization), and written as a compressed record. `nox -s matrix` runs
+this once per release of records/releases.toml, each in that release's own environment.
+
+`--check` executes nothing and needs no torch: it compares the record's entries with today's
+snippets (by source digest) and exits 1 when any entry is stale or missing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from . import gym
+from .cache import Cache
+from .collect import CollectError, Job, collect
+from .execute import ExecutionFailed, current_toolchain, execute, source_digest
+from .executors import make_executor
+from .record import BuildRecord
+
+ROOT_MARKERS = ("mkdocs.yml", "snippets")
+
+
+def page_texts(docs_dir: Path, label: str) -> dict[str, str]:
+    """Every Markdown page under docs_dir, keyed as a build names it (docs/guards.md)."""
+    return {
+        f"{label}/{p.relative_to(docs_dir).as_posix()}": p.read_text(encoding="utf-8")
+        for p in sorted(docs_dir.rglob("*.md"))
+    }
+
+
+def jobs_for_pages(pages: dict[str, str], docs_label: str, snippets_dir: Path) -> list[Job]:
+    """The jobs of a site: the pages' snippet fences plus the gym's scenarios (on the gym page)."""
+    gym_page = f"{docs_label}/{gym.GYM_PAGE}"
+    drills = gym.load_drills(snippets_dir) if gym_page in pages else []
+    extra = [(gym_page, s.fence) for d in drills for s in d.scenarios]
+    return collect(pages, snippets_dir, extra)
+
+
+def site_jobs(root: Path) -> list[Job]:
+    return jobs_for_pages(page_texts(root / "docs", "docs"), "docs", root / "snippets")
+
+
+def stale_entries(build: BuildRecord, jobs: list[Job], snippets_dir: Path) -> dict[str, list[str]]:
+    """Which of today's jobs the record has no current result for: {'stale': [...], 'missing': [...]}."""
+    have = {(s.path, tuple(sorted(s.env.items()))): s for s in build.snippets}
+    out: dict[str, list[str]] = {"stale": [], "missing": []}
+    for job in jobs:
+        entry = have.get((job.display_path, job.key[1]))
+        label = job.display_path + "".join(f" {k}={v}" for k, v in job.env.items())
+        if entry is None:
+            out["missing"].append(label)
+        elif entry.digest != source_digest(job, snippets_dir):
+            out["stale"].append(label)
+    return out
+
+
+def measure(root: Path, out: Path, *, refresh: bool = False, workers: int | None = None) -> BuildRecord:
+    jobs = site_jobs(root)
+    toolchain = current_toolchain()
+    print(f"fieldguide: measuring {len(jobs)} snippet runs under torch {toolchain.torch}", file=sys.stderr, flush=True)
+    cache_dir = Path(os.environ.get("FIELDGUIDE_CACHE_DIR") or root / ".fieldguide-cache")
+    executor = make_executor(os.environ.get("FIELDGUIDE_EXECUTOR") or "warm", cwd=root, workers=workers)
+    try:
+        results = execute(
+            jobs, root=root, snippets_dir=root / "snippets", executor=executor,
+            cache=Cache(cache_dir), workers=workers, refresh=refresh,
+        )
+    finally:
+        executor.close()
+    build = BuildRecord.new(toolchain.torch, results)
+    build.write(out)
+    return build
+
+
+def find_root(start: Path) -> Path:
+    for d in (start, *start.parents):
+        if all((d / m).exists() for m in ROOT_MARKERS):
+            return d
+    raise SystemExit(f"fieldguide measure: no mkdocs.yml and snippets/ above {start}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="fieldguide-measure", description=__doc__.split("\n\n")[0])
+    parser.add_argument("out", type=Path, help="the record to write (records/torch-X.Y.Z.json.gz)")
+    parser.add_argument("--refresh", action="store_true", help="run every snippet again, ignoring the cache")
+    parser.add_argument("--check", action="store_true", help="only report stale or missing entries (exit 1 if any)")
+    parser.add_argument("--workers", type=int, default=None)
+    args = parser.parse_args(argv)
+    root = find_root(Path.cwd())
+    try:
+        if args.check:
+            if not args.out.exists():
+                print(f"{args.out}: not measured yet")
+                return 1
+            gaps = stale_entries(BuildRecord.read(args.out), site_jobs(root), root / "snippets")
+            for kind, names in gaps.items():
+                for name in names:
+                    print(f"{args.out}: {kind}: {name}")
+            return 1 if any(gaps.values()) else 0
+        build = measure(root, args.out.resolve(), refresh=args.refresh, workers=args.workers)
+    except (CollectError, ExecutionFailed, gym.DrillError) as exc:
+        print(f"fieldguide measure: {exc}", file=sys.stderr)
+        return 1
+    print(f"fieldguide: wrote {args.out} ({len(build.snippets)} results, torch {build.torch})", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
