@@ -155,9 +155,14 @@ def bench(session: nox.Session) -> None:
 
 @nox.session
 def diff(session: nox.Session) -> None:
-    """Compare two builds: nox -s diff -- OLD/record.json NEW/record.json [--html OUT] [--fail-on-change]"""
+    """Compare two builds: nox -s diff -- OLD NEW [--html OUT] [--fail-on-change]; OLD and NEW are record.json
+    files, site folders, or measured releases (nox -s diff -- 2.5.1 2.9.1 compares their committed records)."""
     python = torch_python(session, DEFAULT_TORCH)
-    session.run(python, "-m", "fieldguide.diff", *session.posargs, external=True)
+    args = [str(record_path(a)) if a in RELEASES else a for a in session.posargs]
+    for a, given in zip(args, session.posargs):
+        if given in RELEASES and not Path(a).exists():
+            session.error(f"torch {given} has no committed record yet: measure it with `nox -s matrix -- {given}`")
+    session.run(python, "-m", "fieldguide.diff", *args, external=True)
 
 
 @nox.session
