@@ -65,7 +65,8 @@ def check_torch_version(session: nox.Session, version: str) -> None:
 
 
 def _numpy_spec(version: str) -> str:
-    return "numpy<2" if _parse_version(version)[:2] < (2, 3) else "numpy"
+    # torch before 2.4 was built against NumPy 1.x: with NumPy 2 it warns on import
+    return "numpy<2" if _parse_version(version)[:2] < (2, 4) else "numpy"
 
 
 def torch_python(session: nox.Session, version: str, *, extras: str = "[test]", env: dict | None = None) -> str:

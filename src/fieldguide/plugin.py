@@ -17,7 +17,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File
 
-from . import downloads, gym, notebook, record, render
+from . import downloads, gym, notebook, record, releases, render
 from .cache import Cache
 from .collect import CollectError
 from .execute import ExecutionFailed, current_toolchain, execute
@@ -74,6 +74,7 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
         record.set_current(build)
         self._set_base()
         self._add_downloads(files, config, build.snippets)
+        self._add_release_outputs(files, config, build)
         self._add_notebooks(files, config, docs)
         return files
 
@@ -143,6 +144,13 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
         for chapter, sources in chapters.items():
             content = downloads.zip_bytes(sources, self.root)
             files.append(File.generated(config, f"downloads/{chapter}-snippets.zip", content=content))
+
+    def _add_release_outputs(self, files, config, build) -> None:
+        """Every measured release's output of every snippet, for the Across releases page to link to."""
+        if not (self.root / "records" / "releases.toml").exists():
+            return
+        for path, text in releases.output_files(releases.columns(self.root, build)).items():
+            files.append(File.generated(config, path, content=text))
 
     def on_serve(self, server, config, builder):
         server.watch(str(self.snippets_dir))

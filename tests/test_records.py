@@ -1,0 +1,65 @@
+"""The release matrix: one committed record per listed release, measured on that release, comparable."""
+
+from __future__ import annotations
+
+import shutil
+import tomllib
+
+import pytest
+
+from conftest import ROOT
+from fieldguide.diff import compare
+from fieldguide.measure import site_jobs, stale_entries
+from fieldguide.record import BuildRecord
+
+RELEASES = tomllib.loads((ROOT / "records" / "releases.toml").read_text())
+LISTED = RELEASES["releases"]
+REMEASURED = ROOT / "tests" / "fixtures" / "records" / "torch-2.2.2-remeasured.json.gz"
+
+
+def record(release: str) -> BuildRecord:
+    return BuildRecord.read(ROOT / "records" / f"torch-{release}.json.gz")
+
+
+def test_releases_list_is_sorted_unique_and_holds_the_default():
+    key = [tuple(int(p) for p in r.split(".")) for r in LISTED]
+    assert key == sorted(set(key))
+    assert RELEASES["default"] in LISTED
+
+
+@pytest.mark.parametrize("release", LISTED)
+def test_every_listed_release_has_a_record_measured_on_it(release):
+    build = record(release)
+    assert build.torch.split("+")[0] == release
+    assert build.snippets, f"the record of torch {release} holds no results"
+    for s in build.snippets:
+        assert s.digest and s.measured_at, f"{release}: {s.path} has no source digest or measurement time"
+        assert s.exit_code == 0, f"{release}: {s.path} exited with {s.exit_code}"
+    # written root-relative: no checkout's absolute path in what a page shows
+    assert not any("/work/" in s.output or "/home/runner/" in s.output for s in build.snippets)
+
+
+def test_two_measurements_of_an_old_release_diff_to_nothing():
+    """torch 2.2 prints values that vary by process (config hashes, explain() order): normalized away."""
+    first, second = record("2.2.2"), BuildRecord.read(REMEASURED)
+    assert first.torch == second.torch == "2.2.2"
+    assert {s.measured_at for s in first.snippets}.isdisjoint({s.measured_at for s in second.snippets})
+    report = compare(first, second, ROOT / "snippets")
+    assert not report.has_changes, [d.path for d in report.changed] + [f for f in report.facts]
+
+
+def test_a_changed_snippet_makes_each_record_stale_for_it(tmp_path):
+    tree = tmp_path / "tree"
+    for part in ("docs", "snippets"):
+        shutil.copytree(ROOT / part, tree / part)
+    (tree / "mkdocs.yml").write_text("site_name: copy\n")
+    build = record(LISTED[0])
+    assert stale_entries(build, site_jobs(tree), tree / "snippets") == stale_entries(build, site_jobs(ROOT), ROOT / "snippets")
+    target = tree / "snippets" / "guards" / "anatomy.py"
+    target.write_text(target.read_text() + "\nprint('changed')\n")
+    gaps = stale_entries(build, site_jobs(tree), tree / "snippets")
+    assert any(s.startswith("snippets/guards/anatomy.py") for s in gaps["stale"])
+    (tree / "snippets" / "guards" / "new_one.py").write_text("print(1)\n")
+    page = tree / "docs" / "guards.md"
+    page.write_text(page.read_text() + '\n```snippet path="guards/new_one.py"\n```\n')
+    assert "snippets/guards/new_one.py" in stale_entries(build, site_jobs(tree), tree / "snippets")["missing"]
