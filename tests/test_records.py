@@ -63,3 +63,14 @@ def test_a_changed_snippet_makes_each_record_stale_for_it(tmp_path):
     page = tree / "docs" / "guards.md"
     page.write_text(page.read_text() + '\n```snippet path="guards/new_one.py"\n```\n')
     assert "snippets/guards/new_one.py" in stale_entries(build, site_jobs(tree), tree / "snippets")["missing"]
+
+
+@pytest.mark.parametrize("release", LISTED)
+def test_every_drill_has_a_measured_answer_on_every_release(release):
+    from fieldguide import gym
+
+    build = record(release)
+    for drill in gym.load_drills(ROOT / "snippets"):
+        key = gym.answer_key(drill, build)  # raises DrillError when a scenario has no verdict
+        assert set(key) == {s.id for s in drill.scenarios}
+        assert {a.verdict for a in key.values()} <= {"reuses", "recompiles"}
