@@ -1,4 +1,5 @@
 # The same sequence of sizes under dynamic=None (the default), True, False, and mark_dynamic.
+# Run it as: TORCH_LOGS=guards python snippets/dynamic/three_modes.py
 import torch
 from torch._dynamo.utils import counters
 
@@ -10,6 +11,7 @@ def column_sums(x):
 def graphs_for(label, compiled, mark=False):
     torch.compiler.reset()
     before = counters["stats"]["unique_graphs"]
+    print(f"== {label}")
     for rows in (4, 5, 6, 7, 8):
         x = torch.ones(rows, 3)
         if mark:

@@ -88,9 +88,9 @@ def mode_sections(result: SnippetResult) -> dict[str, list[list[Guard]]]:
     return {k: parse_guards_log("\n".join(v)) for k, v in sections.items()}
 
 
-def modes_table(counts: SnippetResult, guards: SnippetResult) -> str:
-    graphs = dict(steps(counts.stdout))
-    dumps = mode_sections(guards)
+def modes_table(run: SnippetResult) -> str:
+    graphs = dict(steps(run.stdout))
+    dumps = mode_sections(run)
     rows = []
     for label, n in graphs.items():
         key = next((k for k in dumps if k.split(",")[0].split(" (")[0] in label), None)

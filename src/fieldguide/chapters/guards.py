@@ -406,9 +406,9 @@ def helper_guard(guards_run: SnippetResult) -> Guard | None:
     return None
 
 
-def helper_verdict(result: SnippetResult, guards_run: SnippetResult) -> str:
+def helper_verdict(result: SnippetResult) -> str:
     r = helper_results(result)
-    guard = helper_guard(guards_run)
+    guard = helper_guard(result)
     if helper_is_stale(result):
         return (
             f"**On this torch the compiled function kept running the old body.** After the rebind, eager Python "
