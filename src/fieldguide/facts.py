@@ -1,48 +1,29 @@
-"""The verdicts and counts a build rendered, as named facts, so two builds can be compared.
+"""The verdicts and counts a build rendered, as named facts, so builds and releases can be compared.
 
-Each fact is computed by the same chapter and gym code that renders the pages; a fact whose
-snippet is not in a record is left out rather than guessed.
+Every fact is defined once, with `@fact` (fieldguide.claims): the chapters define the facts their
+prose states, next to that prose, and the facts only the Across releases page asks about are
+defined here. The prose, the diff tooling and the release matrix all evaluate the same
+definitions; a fact whose snippet is not in a record is left out rather than guessed.
 """
 
 from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Callable
 from pathlib import Path
 
 from . import gym
-from .chapters import dynamic as dyn
-from .chapters import guards as g
-from .chapters.common import steps
+from .chapters import dynamic as _dynamic  # noqa: F401  (defines lesson four's facts)
+from .chapters import guards as _guards  # noqa: F401  (defines the guards chapter's facts)
+from .claims import FACTS, Fact, Measured, fact, line_of, run
 from .record import BuildRecord, SnippetResult
 
-
-def _fact_functions(build: BuildRecord) -> dict[str, Callable[[], str]]:
-    r = build.find
-    return {
-        "guards: dump format": lambda: "flat list" if not g.is_tree(r("guards/anatomy.py")) else "tree",
-        "guards: checks printed for f(x, alpha)": lambda: str(len(g.first_dump(r("guards/anatomy.py")))),
-        "guards: ambient guards present": lambda: ", ".join(sorted(g.ambient_present(r("guards/anatomy.py")))),
-        "guards: flipping a config flag": lambda: "recompiles" if steps(r("guards/ambient.py").stdout)[1][1] > steps(r("guards/ambient.py").stdout)[0][1] else "reuses the entry",
-        "guards: explain() objects": lambda: str(len(g.explain_objects(r("guards/explain.py")))),
-        "guards: graphs for five calls of one shape": lambda: str(g.five_calls(r("guards/five_calls.py"))[-1]["graphs"]),
-        "guards: no_grad recompile reason": lambda: next(f.reason for s in g.five_calls(r("guards/five_calls.py")) if s["label"] == "no_grad" for rc in s["recompiles"] for f in rc.failures),
-        "modules: guarded by": lambda: {"identity": "identity", "type": "type and attributes"}[g.module_regime(r("guards/module_guards.py"))],
-        "modules: graphs for an ensemble of 16": lambda: str(g.module_counts(r("guards/module_counts.py")).get("ensemble of 16 identical members")),
-        "inlined helper rebound": lambda: "compiled code keeps the old body" if g.helper_is_stale(r("guards/stale_helper.py", TORCH_LOGS="recompiles")) else "recompiles at once",
-        "dynamic: graphs for sizes 4, 5, 6, 7": lambda: str([s["graphs"] for s in dyn.size_steps(r("dynamic/new_sizes.py"))][-2]),
-        "dynamic: scalars (graphs for 4 values)": lambda: ", ".join(f"{k.split(':')[0]} {v}" for k, v in steps(r("dynamic/scalars.py").stdout)),
-        "limits: names": lambda: ", ".join(dyn.limit_config(r("dynamic/limits.py"))),
-        "limits: after the limit, existing entries": lambda: "keep serving" if dyn.limit_steps(r("dynamic/limits.py"))[-1][2].get(2, 0) > dyn.limit_steps(r("dynamic/limits.py"))[-2][2].get(2, 0) else "fall back to eager",
-        "stances: set_stance": lambda: "absent" if "does not exist" in r("dynamic/stances.py").stdout else "present",
-        "limits: a new input past the limit": lambda: after_limit(r("releases/after_limit.py"))["new input"],
-        "limits: a known input past the limit": lambda: after_limit(r("releases/after_limit.py"))["known input"],
-        "modules: graphs for a model rebuilt 16 times (accumulated limit lowered to 8)": lambda: rebuild_loop(r("releases/rebuild_loop.py")),
-    }
+_MISSING = (LookupError, ValueError, IndexError, KeyError, StopIteration, AttributeError, TypeError)
 
 
+# -- facts the Across releases page asks about (snippets/releases/) -------------------------------
 _LIMIT_STEP = re.compile(r"^(?P<label>.+?)\s+graphs compiled=(?P<graphs>\[.*?\]) ran=(?P<ran>\[.*?\])\s*$", re.M)
+AFTER_LIMIT = run("releases/after_limit.py", "recompiles")
 
 
 def after_limit(result: SnippetResult) -> dict[str, str]:
@@ -60,6 +41,20 @@ def after_limit(result: SnippetResult) -> dict[str, str]:
     return {"new input": new_input, "known input": known}
 
 
+def _limit_evidence(result: SnippetResult) -> tuple:
+    return tuple(line_of(result, m["label"]) for m in _LIMIT_STEP.finditer(result.stdout))
+
+
+@fact("limits: a new input past the limit", AFTER_LIMIT)
+def new_input_past_limit(result: SnippetResult) -> Measured:
+    return Measured(after_limit(result)["new input"], _limit_evidence(result))
+
+
+@fact("limits: a known input past the limit", AFTER_LIMIT)
+def known_input_past_limit(result: SnippetResult) -> Measured:
+    return Measured(after_limit(result)["known input"], _limit_evidence(result))
+
+
 def rebuild_loop(result: SnippetResult) -> str:
     counts = [int(n) for n in re.findall(r"unique_graphs=(\d+)", result.stdout)]
     if not counts:
@@ -67,37 +62,36 @@ def rebuild_loop(result: SnippetResult) -> str:
     return str(counts[-1])
 
 
-class _Reading:
-    """A record that remembers which results a fact read (its evidence, for the matrix page)."""
+@fact("modules: graphs for a model rebuilt 16 times (accumulated limit lowered to 8)", run("releases/rebuild_loop.py", "recompiles"))
+def rebuilt_16_times(result: SnippetResult) -> Measured:
+    value = rebuild_loop(result)
+    last = [ln for ln in result.stdout.splitlines() if "unique_graphs=" in ln][-1]
+    return Measured(value, (line_of(result, last.strip()),))
 
-    def __init__(self, build: BuildRecord) -> None:
-        self.build = build
-        self.read: list[SnippetResult] = []
 
-    def find(self, path: str, **env: str) -> SnippetResult:
-        found = self.build.find(path, **env)
-        if found not in self.read:
-            self.read.append(found)
-        return found
+# -- evaluating them ------------------------------------------------------------------------------
+def evaluate(f: Fact, build: BuildRecord) -> Measured | None:
+    """The fact measured on `build` (a live build or a committed release), or None when it cannot say."""
+    try:
+        return f.on(build)
+    except _MISSING:
+        return None
 
 
 def facts_with_sources(build: BuildRecord, snippets_dir: Path | None = None) -> dict[str, tuple[str, list[SnippetResult]]]:
-    """Every fact this record can answer: name -> (value, the results it was read from)."""
+    """Every fact this record can answer: name -> (value as a table shows it, the results it was read from)."""
     out: dict[str, tuple[str, list[SnippetResult]]] = {}
-    for name, fn in _fact_functions(_Reading(build)).items():
-        reading = _Reading(build)
-        try:
-            value = _fact_functions(reading)[name]()
-        except (LookupError, ValueError, IndexError, KeyError, StopIteration, AttributeError):
-            continue  # that snippet is not in this record (or printed nothing to read)
-        out[name] = (value, reading.read)
+    for name, f in FACTS.items():
+        measured = evaluate(f, build)
+        if measured is not None:
+            out[name] = (f.show(measured.value), [r.find(build) for r in f.runs])
     if snippets_dir is not None and (snippets_dir / "gym").is_dir():
         for drill in gym.load_drills(snippets_dir):
             for scenario in drill.scenarios:
-                result = gym.find_result(build, scenario)
                 try:
+                    result = gym.find_result(build, scenario)
                     answer = gym.measure(scenario, result)
-                except gym.DrillError:
+                except (gym.DrillError, LookupError):
                     continue
                 out[f"{drill.label} {scenario.id}"] = (answer.verdict, [result])
     return out
