@@ -56,7 +56,7 @@ for name, scenario in [
     ("two instances, different k", different_attributes),
     ("two instances, identical k", identical_attributes),
     ("ensemble of 16 identical members", ensemble_of_16),
-    ("ensemble of 4, k = 2.0, 3.0, 4.0, 5.0", ensemble_of_4_different_k),
+    ("ensemble of 4, each with its own k", ensemble_of_4_different_k),
     ("model rebuilt in a 5-step eval loop", rebuilt_in_eval_loop),
 ]:
     print(f"{name:<38} graphs={graphs_compiled_by(scenario)}")

@@ -574,7 +574,7 @@ def _count(result: SnippetResult, label: str) -> Measured:
 
 
 ENSEMBLE_16 = "ensemble of 16 identical members"
-ENSEMBLE_K = "ensemble of 4, k = 2.0, 3.0, 4.0, 5.0"
+ENSEMBLE_K = "ensemble of 4, each with its own k"
 LOOP = "model rebuilt in a 5-step eval loop"
 
 
