@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import tempfile
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -17,9 +18,12 @@ from conftest import ROOT
 
 
 def fresh_run(path: str, env: dict[str, str]) -> dict:
-    proc = subprocess.run(
-        [sys.executable, path], cwd=ROOT, env=child_env(env), capture_output=True, text=True, timeout=300, check=False
-    )
+    with tempfile.TemporaryDirectory(prefix="fidelity-") as tmp:
+        if "TORCH_TRACE" in env:  # a reader's trace directory, here a private one (as the engine does)
+            env = {**env, "TORCH_TRACE": f"{tmp}/trace"}
+        proc = subprocess.run(
+            [sys.executable, path], cwd=ROOT, env=child_env(env), capture_output=True, text=True, timeout=300, check=False
+        )
     lines = logs.parse([("out", proc.stdout), ("err", proc.stderr)])
     return {
         "exit_code": proc.returncode,

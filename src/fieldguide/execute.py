@@ -78,7 +78,8 @@ def failure_message(job: Job, result: SnippetResult, timed_out: bool) -> str:
 
 def _result(job: Job, raw: RawRun, root: Path, cached: bool, digest: str, measured_at: str) -> SnippetResult:
     result = result_from_run(
-        job.display_path, job.env, raw.events, raw.exit_code, raw.seconds, root, raw.executor, digest, measured_at
+        job.display_path, job.env, raw.events, raw.exit_code, raw.seconds, root, raw.executor, digest, measured_at,
+        artifacts=raw.artifacts,
     )
     result.pages = list(job.pages)
     result.cached = cached
@@ -113,7 +114,7 @@ def execute(
         try:
             # The cache keeps what execution produced; the record stage interprets it on every build,
             # so a change to log parsing or normalization never leaves stale results behind.
-            raw = RawRun([tuple(e) for e in payload["events"]], payload["exit_code"], payload["seconds"], False, payload["executor"]) if payload else None
+            raw = RawRun([tuple(e) for e in payload["events"]], payload["exit_code"], payload["seconds"], False, payload["executor"], dict(payload.get("artifacts", {}))) if payload else None
         except (KeyError, TypeError, ValueError):
             raw = None  # an entry of another shape: run again
         if raw is not None:
@@ -129,13 +130,14 @@ def execute(
         raw = executor.run(job.file, job.env, job.timeout)
         # Cached as a reader would see it from the repository's root: no checkout's absolute path.
         raw.events = [(stream, text.replace(f"{root.resolve()}/", "")) for stream, text in raw.events]
+        raw.artifacts = {name: text.replace(f"{root.resolve()}/", "") for name, text in raw.artifacts.items()}
         result = _result(job, raw, root, False, digests[i], measured_at)
         progress.finish(job.display_path, False, raw.seconds)
         if raw.timed_out or raw.exit_code != job.exit:
             failures.append(failure_message(job, result, raw.timed_out))
             return
         if cache is not None:
-            cache.put(keys[i], {"events": raw.events, "exit_code": raw.exit_code, "seconds": raw.seconds, "executor": raw.executor, "measured_at": measured_at})
+            cache.put(keys[i], {"events": raw.events, "exit_code": raw.exit_code, "seconds": raw.seconds, "executor": raw.executor, "measured_at": measured_at, "artifacts": raw.artifacts})
         results[i] = result
 
     if to_run:

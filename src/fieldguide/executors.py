@@ -13,7 +13,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 # Variables from the builder's shell that would change what a snippet prints. A snippet gets
@@ -28,6 +28,22 @@ class RawRun:
     seconds: float
     timed_out: bool = False
     executor: str = ""
+    artifacts: dict[str, str] = field(default_factory=dict)  # files the run wrote that the record keeps
+
+
+TRACE_VAR = "TORCH_TRACE"
+
+
+def read_trace(directory: Path) -> dict[str, str]:
+    """The structured trace files torch wrote under TORCH_TRACE, as trace/<n>.log -> text.
+
+    torch names them with a random suffix; they are numbered in name order so that a record
+    reads the same from run to run.
+    """
+    if not directory.is_dir():
+        return {}
+    files = sorted(p for p in directory.iterdir() if p.is_file())
+    return {f"trace/{i}.log": p.read_text(encoding="utf-8", errors="replace") for i, p in enumerate(files)}
 
 
 def child_env(env: dict[str, str]) -> dict[str, str]:
@@ -71,11 +87,14 @@ class FreshProcessExecutor:
     def run(self, file: Path, env: dict[str, str], timeout: float) -> RawRun:
         with tempfile.TemporaryDirectory(prefix="fieldguide-") as tmp:
             events_path = Path(tmp) / "events.jsonl"
+            run_env = dict(env)
+            if TRACE_VAR in run_env:  # the trace goes to a directory of this run only; the record keeps it
+                run_env[TRACE_VAR] = str(Path(tmp) / "trace")
             start = time.perf_counter()
             proc = subprocess.Popen(
                 [self.python, "-m", "fieldguide.runner", str(events_path), str(file)],
                 cwd=self.cwd,
-                env=child_env(env),
+                env=child_env(run_env),
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
@@ -90,11 +109,12 @@ class FreshProcessExecutor:
                 raw_out, raw_err = proc.communicate()
             seconds = time.perf_counter() - start
             events = read_events(events_path)
+            artifacts = read_trace(Path(tmp) / "trace") if TRACE_VAR in env else {}
         # Writes that bypassed Python's sys.stdout/sys.stderr (C++ printing to the fd).
         for stream, raw in (("out", raw_out), ("err", raw_err)):
             if raw:
                 events.append((stream, raw.decode("utf-8", errors="replace")))
-        return RawRun(events, None if timed_out else proc.returncode, seconds, timed_out, self.name)
+        return RawRun(events, None if timed_out else proc.returncode, seconds, timed_out, self.name, artifacts)
 
     def close(self) -> None:
         pass

@@ -2,7 +2,7 @@
 
 A drill is data plus snippets: ``snippets/gym/gym-<N>.toml`` lists its scenarios, each a snippet
 that calls a compiled function once, prints ``before: <unique_graphs>``, calls it again and
-prints ``after: <unique_graphs>``, run with ``TORCH_LOGS=recompiles``. The plugin collects
+prints ``after: <unique_graphs>``, run with ``TORCH_LOGS=recompiles,guards``. The plugin collects
 those snippets like any page's; this module turns their results into the answer key and the
 page. A scenario whose measurement is missing or yields no verdict fails the build.
 """
@@ -34,10 +34,12 @@ class Scenario:
     title: str
     snippet: str
     explained: str
+    guard: str = ""  # for a reuse: the source whose guards (of the newest entry) the call passed
 
     @property
     def fence(self) -> SnippetFence:
-        return SnippetFence(path=self.snippet, logs=("recompiles",), timeout=120.0, show="none")
+        # guards too: a reuse is explained by the guards the call passed
+        return SnippetFence(path=self.snippet, logs=("recompiles", "guards"), timeout=120.0, show="none")
 
 
 @dataclass(frozen=True)
@@ -61,7 +63,9 @@ class Drill:
 def load_drill(path: Path) -> Drill:
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
-        scenarios = tuple(Scenario(s["id"], s["title"], s["snippet"], s["explained"]) for s in data["scenario"])
+        scenarios = tuple(
+            Scenario(s["id"], s["title"], s["snippet"], s["explained"], s.get("guard", "")) for s in data["scenario"]
+        )
         drill = Drill(int(data["number"]), data["title"], data["lesson"], data.get("intro", ""), scenarios, path.name)
     except (tomllib.TOMLDecodeError, KeyError, TypeError, ValueError) as exc:
         raise DrillError(f"{path.name}: not a valid drill ({type(exc).__name__}: {exc})") from None

@@ -62,7 +62,13 @@ def render(chapter: str, title: str, page: Path, snippets_dir: Path) -> str:
     return "".join(parts)
 
 
-CHAPTERS = {"guards": "What a guard checks", "dynamic": "Dynamic shapes and the cache limits"}
+CHAPTERS = {
+    "capture": "Lesson 1: What torch.compile captures",
+    "breaks": "Lesson 2: Graph breaks",
+    "guards": "Lesson 3: What a guard checks",
+    "dynamic": "Lesson 4: Dynamic shapes and the cache limits",
+    "realcode": "Lesson 5: Recompiles in real code",
+}
 
 
 def generate(docs_dir: Path, snippets_dir: Path, out_dir: Path) -> list[str]:

@@ -7,6 +7,7 @@ seconds, cached, normalized. (Extra fields: output, stderr, executor.)
 
 from __future__ import annotations
 
+import base64
 import gzip
 import json
 import os
@@ -38,6 +39,12 @@ class SnippetResult:
     executor: str = ""
     digest: str = ""  # of the source that ran (the snippet and its local imports): see execute.source_digest
     measured_at: str = ""  # when this result was executed (UTC, ISO 8601)
+    artifacts: dict[str, str] = field(default_factory=dict)  # files the run wrote (a TORCH_TRACE): name -> packed text
+
+    def artifact(self, name: str) -> str:
+        """The text of a file the run wrote (see pack_artifact); "" when it wrote none by that name."""
+        packed = self.artifacts.get(name)
+        return unpack_artifact(packed) if packed else ""
 
     def json(self) -> dict | list | None:
         """The last line of stdout that parses as JSON: measurements a snippet reports as data."""
@@ -54,12 +61,22 @@ class SnippetResult:
         return self.logs.get(channel, "")
 
 
+def pack_artifact(text: str) -> str:
+    """gzip + base64: a trace is large and repetitive, and a record is JSON."""
+    return base64.b64encode(gzip.compress(text.encode("utf-8"), mtime=0)).decode("ascii")
+
+
+def unpack_artifact(packed: str) -> str:
+    return gzip.decompress(base64.b64decode(packed)).decode("utf-8")
+
+
 def requested_channels(env: dict[str, str]) -> list[str]:
     return [c.strip().lstrip("+-") for c in env.get("TORCH_LOGS", "").split(",") if c.strip()]
 
 
 def result_from_run(
-    display_path: str, env: dict[str, str], events, exit_code, seconds, root, executor="", digest="", measured_at=""
+    display_path: str, env: dict[str, str], events, exit_code, seconds, root, executor="", digest="", measured_at="",
+    artifacts: dict[str, str] | None = None,
 ) -> SnippetResult:
     # Paths inside the repository are shown as a reader who runs from its root sees them, in every
     # field: a result reads the same whichever checkout or folder produced it.
@@ -80,6 +97,7 @@ def result_from_run(
         executor=executor,
         digest=digest,
         measured_at=measured_at,
+        artifacts={name: pack_artifact(_relative_paths(text, root)) for name, text in (artifacts or {}).items()},
     )
 
 

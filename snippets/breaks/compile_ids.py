@@ -1,0 +1,25 @@
+# One function, one graph break: two frames, each with its own compiles. A backend that
+# prints the compile id of every graph it receives, as [frame/compile of that frame].
+# Run it as: TORCH_LOGS=recompiles python snippets/breaks/compile_ids.py
+import torch
+
+
+def show_id(gm, example_inputs):
+    ops = [getattr(n.target, "__name__", str(n.target)) for n in gm.graph.nodes if n.op == "call_function"]
+    print(f"  compiled graph [{torch._guards.CompileContext.current_compile_id()}]: {ops}")
+    return gm.forward
+
+
+@torch.compile(backend=show_id)
+def smooth(x):
+    y = torch.sin(x)
+    print("  (halfway: the print runs in Python, between the two graphs)")
+    return torch.cos(y)
+
+
+print("call 1: float32")
+smooth(torch.ones(3))
+print("call 2: float32 again")
+smooth(torch.ones(3))
+print("call 3: float64")
+smooth(torch.ones(3, dtype=torch.float64))

@@ -1,0 +1,15 @@
+# GYM·9 · .item() feeding the rest of the function
+import torch
+from torch._dynamo.utils import counters
+
+
+@torch.compile(backend="eager")
+def normalize(x):
+    peak = x.abs().max().item()  # a Python float: a graph break
+    return x / peak
+
+
+normalize(torch.tensor([1.0, -2.0, 0.5]))  # first call: peak is 2.0
+print("before:", counters["stats"]["unique_graphs"])
+normalize(torch.tensor([1.0, -4.0, 0.5]))  # second call: peak is 4.0
+print("after:", counters["stats"]["unique_graphs"])

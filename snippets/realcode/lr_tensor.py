@@ -1,0 +1,25 @@
+# The same schedule, with the learning rate handed over as a tensor: a value, not a constant.
+# Run it as: TORCH_LOGS=recompiles python snippets/realcode/lr_tensor.py
+import torch
+from torch._dynamo.utils import counters
+
+torch.manual_seed(0)
+model = torch.nn.Linear(8, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+scheduler = torch.optim.lr_scheduler.ExponentialLR(optimizer, gamma=0.9)
+
+
+@torch.compile(backend="eager")
+def update(weight, grad, lr):
+    return weight - lr * grad
+
+
+weight, grad = torch.randn(8), torch.randn(8)
+lr_tensor = torch.tensor(0.0)
+for epoch in range(10):
+    lr = optimizer.param_groups[0]["lr"]
+    lr_tensor.fill_(lr)  # the same tensor every epoch, new contents
+    weight = update(weight, grad, lr_tensor)
+    optimizer.step()
+    scheduler.step()
+    print(f"epoch {epoch}: lr={lr:.4f} unique_graphs={counters['stats']['unique_graphs']}")
