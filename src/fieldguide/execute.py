@@ -100,8 +100,13 @@ def execute(
     workers: int | None = None,
     refresh: bool = False,
     progress: Progress | None = None,
+    failed: list[str] | None = None,
 ) -> list[SnippetResult]:
-    """Results for jobs, in the jobs' order whatever the scheduling. Raises ExecutionFailed."""
+    """Results for jobs, in the jobs' order whatever the scheduling. Raises ExecutionFailed.
+
+    With a `failed` list (a release measurement), a failing snippet does not stop the others: its
+    message goes to the list and its result, with its exit code, stays in the results (uncached).
+    """
     toolchain = current_toolchain()
     progress = progress or Progress(len(jobs))
     keys = [job_key(job, snippets_dir, toolchain) for job in jobs]
@@ -135,6 +140,8 @@ def execute(
         progress.finish(job.display_path, False, raw.seconds)
         if raw.timed_out or raw.exit_code != job.exit:
             failures.append(failure_message(job, result, raw.timed_out))
+            if failed is not None:
+                results[i] = result
             return
         if cache is not None:
             cache.put(keys[i], {"events": raw.events, "exit_code": raw.exit_code, "seconds": raw.seconds, "executor": raw.executor, "measured_at": measured_at, "artifacts": raw.artifacts})
@@ -144,6 +151,8 @@ def execute(
         with ThreadPoolExecutor(max_workers=workers or default_workers()) as pool:
             list(pool.map(run_one, to_run))
     progress.close()
-    if failures:
+    if failed is not None:
+        failed.extend(sorted(failures))
+    elif failures:
         raise ExecutionFailed(f"{len(failures)} snippet(s) failed:\n" + "\n".join(sorted(failures)))
     return [r for r in results if r is not None]

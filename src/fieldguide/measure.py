@@ -69,15 +69,20 @@ def measure(root: Path, out: Path, *, refresh: bool = False, workers: int | None
     print(f"fieldguide: measuring {len(jobs)} snippet runs under torch {toolchain.torch}", file=sys.stderr, flush=True)
     cache_dir = Path(os.environ.get("FIELDGUIDE_CACHE_DIR") or root / ".fieldguide-cache")
     executor = make_executor(os.environ.get("FIELDGUIDE_EXECUTOR") or "warm", cwd=root, workers=workers)
+    failed: list[str] = []
     try:
         results = execute(
             jobs, root=root, snippets_dir=root / "snippets", executor=executor,
-            cache=Cache(cache_dir), workers=workers, refresh=refresh,
+            cache=Cache(cache_dir), workers=workers, refresh=refresh, failed=failed,
         )
     finally:
         executor.close()
+    # A snippet that fails on this release is recorded as failed (its exit code and stderr kept),
+    # so the other measurements of the release are not lost; the command still reports it.
     build = BuildRecord.new(toolchain.torch, results)
     build.write(out)
+    if failed:
+        raise ExecutionFailed(f"{len(failed)} snippet(s) failed on torch {toolchain.torch} (recorded as failed in {out}):\n" + "\n".join(failed))
     return build
 
 
