@@ -69,7 +69,9 @@ def _numpy_spec(version: str) -> str:
     return "numpy<2" if _parse_version(version)[:2] < (2, 4) else "numpy"
 
 
-def torch_python(session: nox.Session, version: str, *, extras: str = "[test]", env: dict | None = None) -> str:
+def torch_python(
+    session: nox.Session, version: str, *, extras: str = "[test]", env: dict | None = None, use_uv: bool = False
+) -> str:
     """The interpreter of the environment for one torch release, made (or refreshed) on demand."""
     check_torch_version(session, version)
     venv = venv_dir(version)
@@ -81,10 +83,11 @@ def torch_python(session: nox.Session, version: str, *, extras: str = "[test]", 
     if not python.exists():
         session.log(f"creating the environment for torch {version} in {venv.relative_to(ROOT)}")
         session.run(sys.executable, "-m", "venv", str(venv), external=True)
-    session.run(
-        str(python), "-m", "pip", "install", "--disable-pip-version-check", "-q",
-        f"torch=={version}", _numpy_spec(version), "-e", f"{ROOT}{extras}", external=True, env=env,
-    )
+    wanted = [f"torch=={version}", _numpy_spec(version), "-e", f"{ROOT}{extras}"]
+    if use_uv:  # one shared download cache, environments hard-linked from it: minutes and little disk a release
+        session.run("uv", "pip", "install", "-q", "--python", str(python), *wanted, external=True, env=env)
+    else:
+        session.run(str(python), "-m", "pip", "install", "--disable-pip-version-check", "-q", *wanted, external=True, env=env)
     stamp.write_text(want)
     return str(python)
 
@@ -203,11 +206,15 @@ def matrix(session: nox.Session) -> None:
     parser.add_argument("--refresh", action="store_true", help="measure again even where the record is up to date")
     parser.add_argument("--discard", action="store_true", help="remove each release's environment and downloads after measuring it")
     parser.add_argument("--keep-downloads", action="store_true", help="with --discard: keep pip's download cache")
+    parser.add_argument("--pip", action="store_true", help="install with pip even where uv is available")
     args = parser.parse_args(session.posargs)
     wanted = args.releases or RELEASES
     for version in wanted:
         check_torch_version(session, version)
     pip_env = {"PIP_CACHE_DIR": str(MATRIX_PIP_CACHE)}
+    use_uv = shutil.which("uv") is not None and not args.pip
+    if use_uv:
+        session.log("installing releases with uv (its cache is shared; --pip installs with pip instead)")
     done, skipped, failed = [], [], []
     for n, version in enumerate(wanted, 1):
         out = record_path(version)
@@ -222,7 +229,10 @@ def matrix(session: nox.Session) -> None:
                 continue
             session.log(check.stdout.strip())
         try:
-            python = torch_python(session, version, extras="", env=pip_env)
+            if version == DEFAULT_TORCH:  # the default build's own environment, as tests and CI use it
+                python = torch_python(session, version)
+            else:
+                python = torch_python(session, version, extras="", env=pip_env, use_uv=use_uv)
             cmd = [python, "-m", "fieldguide.measure", str(out)] + (["--refresh"] if args.refresh else [])
             session.run(*cmd, env=QUIET_ENV, external=True)
             done.append(version)
