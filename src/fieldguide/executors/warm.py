@@ -74,10 +74,16 @@ class _Worker:
         )
         self._buffer = b""
         self.child: int | None = None
+        self.python = python
+
+    def wait_ready(self) -> None:
         ready = self.readline(START_TIMEOUT)
         if ready is None or ready.get("ready") is not True:
             self.kill()
-            raise WorkerError(f"the warm worker ({python} -m fieldguide.executors.warm) failed to start{self.stderr_tail()}")
+            raise WorkerError(
+                f"the warm worker ({self.python} -m fieldguide.executors.warm) failed to start{self.stderr_tail()}\n"
+                "  (FIELDGUIDE_EXECUTOR=fresh builds without warm workers, about 3-4x slower)"
+            )
 
     def stderr_tail(self) -> str:
         try:
@@ -164,12 +170,15 @@ class WarmExecutor(Executor):
         if start:
             try:
                 worker = _Worker(self.python, self.cwd)
+                with self._lock:
+                    self._workers.append(worker)  # from now on abort() reaches it
+                if self._aborted:
+                    worker.terminate()
+                worker.wait_ready()
             except BaseException:
                 with self._lock:
                     self._started -= 1
                 raise
-            with self._lock:
-                self._workers.append(worker)
             return worker
         return self._idle.get()
 
