@@ -13,6 +13,7 @@ folder or machine produced it.
 from __future__ import annotations
 
 import os
+import re
 import sys
 import threading
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
@@ -71,12 +72,14 @@ def _machine_paths() -> list[tuple[str, str]]:
 
 
 def to_portable(events: list[tuple[str, str]], root: Path) -> list[tuple[str, str]]:
-    """Events as stored: no checkout's path (shown relative to the repository, as a reader sees
-    it from its root), the interpreter's installation as a placeholder."""
+    """Events as stored: no checkout's path (paths in it shown relative to the repository, as a
+    reader sees them from its root; the checkout itself as "."), the interpreter's installation
+    as a placeholder."""
     prefix = f"{root.resolve()}/"
+    bare = re.compile(re.escape(str(root.resolve())) + r"(?![\w.-])")  # the checkout itself (a cwd): "."
     out = []
     for stream, text in events:
-        text = text.replace(prefix, "")
+        text = bare.sub(".", text.replace(prefix, ""))
         for path, mark in _machine_paths():
             text = text.replace(path, mark)
         out.append((stream, text))

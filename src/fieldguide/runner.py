@@ -293,6 +293,7 @@ def become_snippet(request: dict, prepare=None) -> None:
         os.close(null)
         sys.stdin = open(0, closefd=False)  # noqa: SIM115
         read_only = confine(request)
+        os.chdir(request["cwd"])  # again: a cwd taken before the read-only mount would still write
         capture = install(request["events"], request.get("output_limit") or 1 << 62)
         watch(request.get("root") or "", read_only, capture)
         if prepare is not None:
