@@ -80,6 +80,7 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
         self.root = Path(config["config_file_path"]).resolve().parent
         self.snippets_dir = (self.root / self.config.snippets_dir).resolve()
         self.render_state = render.RenderState(self.snippets_dir)
+        render.SNIPPETS_DIR = self.snippets_dir
         self.expected: dict[str, int] = {}
         fences = config["mdx_configs"].setdefault("pymdownx.superfences", {}).setdefault("custom_fences", [])
         fences[:] = [f for f in fences if f.get("name") != FENCE_NAME]

@@ -27,6 +27,9 @@ from .collect import read_source, source_digest
 from .fences import FenceError, SnippetFence, parse_options
 
 
+SNIPPETS_DIR: Path | None = None  # set by the plugin; read by page code (docs/gym) that lists snippets
+
+
 @dataclass
 class RenderState:
     """What the formatter needs from the build, and what it reports back (one per build)."""
