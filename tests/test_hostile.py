@@ -257,7 +257,8 @@ def test_a_timeout_holds_when_descendants_keep_the_output_open(scratch, executor
     assert wait_gone(int(Path(pidfile).read_text()))
 
 
-def test_ctrl_c_stops_the_build_promptly_and_keeps_the_previous_site(scratch, tmp_path_factory):
+@pytest.mark.parametrize("executor", ["fresh", "warm"])
+def test_ctrl_c_stops_the_build_promptly_and_keeps_the_previous_site(scratch, executor, tmp_path_factory):
     pidfile = str(tmp_path_factory.mktemp("pids") / "daemon.pid")
     scratch.snippet("p/slow.py", ESCAPER.format(pidfile=pidfile, tail="time.sleep(300)"))
     scratch.snippet("p/quick.py", "print('quick')\n")
@@ -268,9 +269,10 @@ def test_ctrl_c_stops_the_build_promptly_and_keeps_the_previous_site(scratch, tm
     scratch.page("index.md", "# After\n\n" + fence("p/slow.py"))
     proc = subprocess.Popen(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(scratch.root / "site")],
-        cwd=scratch.root, env={**os.environ, **QUIET, **FRESH}, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        cwd=scratch.root, env={**os.environ, **QUIET, "FIELDGUIDE_EXECUTOR": executor},
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
-    end = time.monotonic() + 60
+    end = time.monotonic() + 120
     while not (os.path.exists(pidfile) and Path(pidfile).read_text()) and time.monotonic() < end:
         time.sleep(0.1)
     daemon = int(Path(pidfile).read_text())
