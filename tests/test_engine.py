@@ -157,8 +157,8 @@ def test_declared_exit_code(scratch):
 
 
 @pytest.mark.parametrize("executor", EXECUTORS)
-def test_timeout_kills_the_snippet_and_its_children(scratch, executor, tmp_path):
-    pidfile = tmp_path / "child.pid"
+def test_timeout_kills_the_snippet_and_its_children(scratch, executor, tmp_path_factory):
+    pidfile = tmp_path_factory.mktemp("outside") / "child.pid"  # the repository is read-only to snippets
     scratch.snippet(
         "f/slow.py",
         f"""

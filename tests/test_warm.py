@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fieldguide.executors import FreshProcessExecutor
 from fieldguide.record import result_from_run
-from fieldguide.warm import WarmExecutor
+from fieldguide.executors.warm import WarmExecutor
 
 STATE = """
 import logging, os, sys, threading

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import ast
+import hashlib
+import io
+import json
+import tokenize
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -53,6 +57,10 @@ def collect(pages: dict[str, str], snippets_dir: Path, extra: list[tuple[str, Sn
         if not file.is_file():
             problems.append(f"{where}: snippet fence names snippets/{fence.path}, which does not exist")
             continue
+        outside = escapes_repository(file, snippets_dir)
+        if outside:
+            problems.append(f"{where}: snippets/{fence.path} {outside}; a snippet must live in the repository")
+            continue
         job = jobs.get(fence.key)
         if job is None:
             job = jobs[fence.key] = Job(fence.path, fence.run_env, file, fence.timeout, fence.exit)
@@ -70,24 +78,81 @@ def collect(pages: dict[str, str], snippets_dir: Path, extra: list[tuple[str, Sn
     return sorted(jobs.values(), key=lambda j: j.key)
 
 
+def escapes_repository(file: Path, snippets_dir: Path) -> str:
+    """Why `file` is not a file of the repository holding snippets_dir ("" if it is)."""
+    repository = snippets_dir.resolve().parent
+    real = file.resolve()
+    if not real.is_relative_to(repository):
+        return f"is a link to {real}, outside the repository"
+    return ""
+
+
+def read_source(file: Path) -> str:
+    """A Python file's text, decoded as Python decodes it (a coding cookie, else UTF-8)."""
+    data = Path(file).read_bytes()
+    try:
+        return _decode(data)
+    except (SyntaxError, UnicodeDecodeError, LookupError):
+        return data.decode("utf-8", errors="replace")
+
+
+def _decode(data: bytes) -> str:
+    encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    text = data.decode(encoding)
+    return text[1:] if text.startswith("\ufeff") else text
+
+
+def _module_files(base: Path, dotted: str) -> list[Path]:
+    """Files of a local module or package `dotted` found under base (a package: all its .py files)."""
+    parts = dotted.split(".")
+    for n in range(len(parts), 0, -1):
+        stem = base.joinpath(*parts[:n])
+        if stem.is_dir() and (stem / "__init__.py").is_file():
+            top = base / parts[0]
+            return sorted(p for p in top.rglob("*.py") if p.is_file())
+        if stem.with_suffix(".py").is_file():
+            return [stem.with_suffix(".py")]
+    return []
+
+
+def sources(file: Path, snippets_dir: Path) -> tuple[str, dict[str, str]]:
+    """A snippet's source and those of the local modules it imports (relative path -> text)."""
+    imports = {str(p.relative_to(snippets_dir)): read_source(p) for p in local_imports(file, snippets_dir)}
+    return read_source(file), imports
+
+
+def source_digest(file: Path, snippets_dir: Path) -> str:
+    """What a result was measured from: the snippet's source and its local imports (no toolchain)."""
+    source, imports = sources(file, snippets_dir)
+    material = json.dumps({"source": source, "imports": sorted(imports.items())}, sort_keys=True)
+    return hashlib.sha256(material.encode("utf-8")).hexdigest()[:16]
+
+
 def local_imports(file: Path, snippets_dir: Path, _seen: set[Path] | None = None) -> list[Path]:
-    """Modules under snippets/ that a snippet imports (transitively), for the cache key."""
+    """Modules and packages under snippets/ that a snippet imports (transitively), for the cache key.
+
+    Imports the source does not spell out (importlib, data files) are caught at run time instead:
+    the cache entry lists every file under the repository the snippet read.
+    """
     seen = _seen if _seen is not None else set()
     try:
-        tree = ast.parse(file.read_text(encoding="utf-8"))
-    except SyntaxError:
+        tree = ast.parse(read_source(file))
+    except (SyntaxError, ValueError):
         return sorted(seen)
     names = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            names.update(a.name.split(".")[0] for a in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names.add(node.module.split(".")[0])
+            names.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module)
+            names.update(f"{node.module}.{a.name}" for a in node.names)
     for name in sorted(names):
         for base in (file.parent, snippets_dir):
-            candidate = base / f"{name}.py"
-            if candidate.is_file() and candidate not in seen and candidate != file:
-                seen.add(candidate)
-                local_imports(candidate, snippets_dir, seen)
+            found = [p for p in _module_files(base, name) if p != file]
+            if found:
+                for candidate in found:
+                    if candidate not in seen and candidate.resolve().is_relative_to(snippets_dir.resolve().parent):
+                        seen.add(candidate)
+                        local_imports(candidate, snippets_dir, seen)
                 break
     return sorted(seen)

@@ -1,22 +1,31 @@
 """Stage 2 — execute: run every collected job, isolated, cached and in parallel.
 
-Scheduling only: how a process is made lives in executors.py, what its output means in
+Scheduling only: how a process is made lives in executors/, what its output means in
 record.py, where results are kept in cache.py.
+
+A result's verdict does not depend on where it came from: a cached run is checked exactly as a
+fresh one (exit code, timeout, limits), and a cache entry is used only while every file the run
+read is unchanged. What is cached is portable: the repository's path is removed and the
+interpreter's prefix replaced by a placeholder, so a result reads the same whichever checkout,
+folder or machine produced it.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
-from concurrent.futures import ThreadPoolExecutor
+import re
+import sys
+import threading
+from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from datetime import datetime, timezone
 from importlib import metadata
 from pathlib import Path
 
-from .cache import Cache, Toolchain, cache_key
-from .collect import Job, local_imports
-from .executors import RawRun
+from .cache import Cache, CacheUnwritable, Toolchain, cache_key, file_hash
+from . import collect
+from .collect import Job, sources
+from .executors.base import MEMORY_LIMIT, RawRun
+from .executors.warm import WorkerError
 from .progress import Progress
 from .record import SnippetResult, python_version, result_from_run
 
@@ -38,16 +47,9 @@ def current_toolchain() -> Toolchain:
     return Toolchain(torch=torch_version, python=python_version())
 
 
-def _sources(job: Job, snippets_dir: Path) -> tuple[str, dict[str, str]]:
-    imports = {
-        str(p.relative_to(snippets_dir)): p.read_text(encoding="utf-8") for p in local_imports(job.file, snippets_dir)
-    }
-    return job.file.read_text(encoding="utf-8"), imports
-
-
 def job_key(job: Job, snippets_dir: Path, toolchain: Toolchain) -> str:
-    source, imports = _sources(job, snippets_dir)
-    return cache_key(source, imports, job.env, toolchain)
+    source, imports = sources(job.file, snippets_dir)
+    return cache_key(source, imports, job.env, toolchain, path=job.path)
 
 
 def source_digest(job: Job, snippets_dir: Path) -> str:
@@ -55,25 +57,83 @@ def source_digest(job: Job, snippets_dir: Path) -> str:
 
     A committed release record whose entry has another digest than today's source is stale.
     """
-    source, imports = _sources(job, snippets_dir)
-    material = json.dumps({"source": source, "imports": sorted(imports.items())}, sort_keys=True)
-    return hashlib.sha256(material.encode("utf-8")).hexdigest()[:16]
+    return collect.source_digest(job.file, snippets_dir)
 
 
 def _now() -> str:
     return datetime.now(timezone.utc).replace(microsecond=0).isoformat()
 
 
-def failure_message(job: Job, result: SnippetResult, timed_out: bool) -> str:
+# -- portable cache entries -------------------------------------------------------------------
+def _machine_paths() -> list[tuple[str, str]]:
+    """(path of this machine, placeholder) for the interpreter's installation, longest first."""
+    pairs = {os.path.realpath(p): f"\x00{name}\x00" for name, p in (("base_prefix", sys.base_prefix), ("prefix", sys.prefix))}
+    return sorted(pairs.items(), key=lambda kv: -len(kv[0]))
+
+
+def to_portable(events: list[tuple[str, str]], root: Path) -> list[tuple[str, str]]:
+    """Events as stored: no checkout's path (paths in it shown relative to the repository, as a
+    reader sees them from its root; the checkout itself as "."), the interpreter's installation
+    as a placeholder."""
+    prefix = f"{root.resolve()}/"
+    bare = re.compile(re.escape(str(root.resolve())) + r"(?![\w.-])")  # the checkout itself (a cwd): "."
+    out = []
+    for stream, text in events:
+        text = bare.sub(".", text.replace(prefix, ""))
+        for path, mark in _machine_paths():
+            text = text.replace(path, mark)
+        out.append((stream, text))
+    return out
+
+
+def from_portable(events: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Stored events as this build would have printed them itself."""
+    out = []
+    for stream, text in events:
+        for path, mark in _machine_paths():
+            text = text.replace(mark, path)
+        out.append((stream, text))
+    return out
+
+
+def reads_manifest(reads: list[str], root: Path) -> dict[str, str | None]:
+    return {rel: file_hash(root / rel) for rel in sorted(set(reads))}
+
+
+def reads_unchanged(manifest: dict, root: Path) -> bool:
+    return all(file_hash(root / rel) == digest for rel, digest in manifest.items())
+
+
+# -- verdicts ---------------------------------------------------------------------------------
+def verdict(job: Job, raw: RawRun) -> str:
+    """Why this run fails its fence ("" if it passes). The same for a cached and a fresh run."""
+    if raw.failure:
+        return raw.failure
+    if raw.timed_out:
+        return f"ran past its timeout of {job.timeout:g}s and was killed (with every process it started)"
+    if raw.exit_code != job.exit:
+        return f"exited with code {raw.exit_code}, but its fence declares exit={job.exit}"
+    return ""
+
+
+def failure_message(job: Job, result: SnippetResult, what: str) -> str:
     pages = ", ".join(job.pages) or "(no page)"
-    if timed_out:
-        what = f"ran past its timeout of {job.timeout:g}s and was killed (with its child processes)"
-    else:
-        what = f"exited with code {result.exit_code}, but its fence declares exit={job.exit}"
     env = " ".join(f"{k}={v}" for k, v in job.env.items())
-    tail = (result.stderr or result.output).rstrip("\n").splitlines()[-STDERR_TAIL:]
-    body = "\n".join("    " + t for t in tail) or "    (no output)"
-    return f"{pages}: {job.display_path} {what}.\n  ran as: {env + ' ' if env else ''}python {job.display_path}\n  last lines of stderr:\n{body}"
+    if result.stderr.strip():
+        label, text = "last lines of stderr", result.stderr
+    elif result.output.strip():
+        label, text = "last lines of its output (nothing on stderr)", result.output
+    else:
+        label, text = "output", ""
+    tail = text.rstrip("\n").splitlines()[-STDERR_TAIL:]
+    body = "\n".join("    " + t for t in tail) or "    (it printed nothing)"
+    note = ""
+    if "MemoryError" in result.stderr:
+        note = f"\n  (a snippet's memory is limited to {MEMORY_LIMIT / 1024**3:g} GB of address space)"
+    return (
+        f"{pages}: {job.display_path} {what}.\n  ran as: {env + ' ' if env else ''}python {job.display_path}"
+        f"\n  {label}:\n{body}{note}"
+    )
 
 
 def _result(job: Job, raw: RawRun, root: Path, cached: bool, digest: str, measured_at: str) -> SnippetResult:
@@ -88,6 +148,24 @@ def _result(job: Job, raw: RawRun, root: Path, cached: bool, digest: str, measur
 
 def default_workers() -> int:
     return max(1, min(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1, 8))
+
+
+def _from_cache(payload: dict | None, root: Path) -> RawRun | None:
+    if not payload:
+        return None
+    try:
+        # The cache keeps what execution produced; the record stage interprets it on every build,
+        # so a change to log parsing or normalization never leaves stale results behind.
+        if not reads_unchanged(payload["reads"], root):
+            return None  # a file the snippet read has changed since
+        events = from_portable([(str(s), str(t)) for s, t in payload["events"]])
+        artifacts = {str(k): from_portable([("", str(v))])[0][1] for k, v in dict(payload.get("artifacts", {})).items()}
+        return RawRun(
+            events, payload["exit_code"], payload["seconds"], bool(payload["timed_out"]), payload["executor"],
+            payload["failure"], artifacts=artifacts,
+        )
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return None  # an entry of another shape: run again
 
 
 def execute(
@@ -106,6 +184,8 @@ def execute(
 
     With a `failed` list (a release measurement), a failing snippet does not stop the others: its
     message goes to the list and its result, with its exit code, stays in the results (uncached).
+
+    On KeyboardInterrupt every running snippet is stopped (with what it started) before it propagates.
     """
     toolchain = current_toolchain()
     progress = progress or Progress(len(jobs))
@@ -113,18 +193,27 @@ def execute(
     digests = [source_digest(job, snippets_dir) for job in jobs]
     results: list[SnippetResult | None] = [None] * len(jobs)
     failures: list[str] = []
+    cache_problem: list[str] = []
+    lock = threading.Lock()
     to_run = []
-    for i, (job, key) in enumerate(zip(jobs, keys)):
+
+    def conclude(i: int, raw: RawRun, cached: bool, measured_at: str) -> bool:
+        job = jobs[i]
+        result = _result(job, raw, root, cached, digests[i], measured_at)
+        what = verdict(job, raw)
+        with lock:
+            if what:
+                failures.append(failure_message(job, result, what))
+            if not what or failed is not None:
+                results[i] = result
+        return not what
+
+    for i, key in enumerate(keys):
         payload = None if (refresh or cache is None) else cache.get(key)
-        try:
-            # The cache keeps what execution produced; the record stage interprets it on every build,
-            # so a change to log parsing or normalization never leaves stale results behind.
-            raw = RawRun([tuple(e) for e in payload["events"]], payload["exit_code"], payload["seconds"], False, payload["executor"], dict(payload.get("artifacts", {}))) if payload else None
-        except (KeyError, TypeError, ValueError):
-            raw = None  # an entry of another shape: run again
+        raw = _from_cache(payload, root)
         if raw is not None:
-            results[i] = _result(job, raw, root, True, digests[i], payload.get("measured_at", ""))
-            progress.finish(job.display_path, True, 0.0)
+            conclude(i, raw, True, payload.get("measured_at", ""))
+            progress.finish(jobs[i].display_path, True, 0.0)
         else:
             to_run.append(i)
 
@@ -133,23 +222,43 @@ def execute(
         progress.start(job.display_path)
         measured_at = _now()
         raw = executor.run(job.file, job.env, job.timeout)
-        # Cached as a reader would see it from the repository's root: no checkout's absolute path.
-        raw.events = [(stream, text.replace(f"{root.resolve()}/", "")) for stream, text in raw.events]
-        raw.artifacts = {name: text.replace(f"{root.resolve()}/", "") for name, text in raw.artifacts.items()}
-        result = _result(job, raw, root, False, digests[i], measured_at)
+        portable = to_portable(raw.events, root)
+        raw.events = from_portable(portable)
+        portable_artifacts = {name: to_portable([("", text)], root)[0][1] for name, text in raw.artifacts.items()}
+        raw.artifacts = {name: from_portable([("", text)])[0][1] for name, text in portable_artifacts.items()}
         progress.finish(job.display_path, False, raw.seconds)
-        if raw.timed_out or raw.exit_code != job.exit:
-            failures.append(failure_message(job, result, raw.timed_out))
-            if failed is not None:
-                results[i] = result
-            return
-        if cache is not None:
-            cache.put(keys[i], {"events": raw.events, "exit_code": raw.exit_code, "seconds": raw.seconds, "executor": raw.executor, "measured_at": measured_at, "artifacts": raw.artifacts})
-        results[i] = result
+        if conclude(i, raw, False, measured_at) and cache is not None and not cache_problem:
+            entry = {
+                "events": portable, "exit_code": raw.exit_code, "seconds": raw.seconds, "timed_out": raw.timed_out,
+                "executor": raw.executor, "failure": raw.failure, "measured_at": measured_at,
+                "reads": reads_manifest(raw.reads, root), "artifacts": portable_artifacts,
+            }
+            try:
+                cache.put(keys[i], entry)
+            except OSError as exc:
+                with lock:
+                    if not cache_problem:
+                        cache_problem.append(str(exc))
+                        progress.warn(f"{exc}; results of this build are not cached")
 
     if to_run:
-        with ThreadPoolExecutor(max_workers=workers or default_workers()) as pool:
-            list(pool.map(run_one, to_run))
+        pool = ThreadPoolExecutor(max_workers=workers or default_workers())
+        futures = [pool.submit(run_one, i) for i in to_run]
+        try:
+            done, _ = wait(futures, return_when=FIRST_EXCEPTION)
+            for future in futures:
+                if future.done() and future.exception() is not None:
+                    raise future.exception()
+        except BaseException as exc:
+            abort = getattr(executor, "abort", None)
+            if abort is not None:
+                abort()  # every running snippet, and what it started, is killed now
+            pool.shutdown(wait=True, cancel_futures=True)
+            progress.close()
+            if isinstance(exc, WorkerError):
+                raise ExecutionFailed(str(exc)) from None
+            raise
+        pool.shutdown(wait=True)
     progress.close()
     if failed is not None:
         failed.extend(sorted(failures))

@@ -1,20 +1,29 @@
 """The MkDocs plugin that wires the pipeline stages into a build.
 
-    on_config  register the ``snippet`` fence (render.py) with pymdownx.superfences
+    on_config  register the ``snippet`` fence (render.py) with pymdownx.superfences; build into a
+               temporary directory next to site_dir
     on_files   collect (collect.py) -> execute (execute.py) -> current record (record.py)
-    pages      render from the record; chapter code reads it through fieldguide.record
-    on_post_build  write site/record.json
+    pages      render from the record; chapter code reads it through fieldguide.record; a fence
+               that fails to render fails the build, naming the page
+    on_post_build  write record.json, then swap the finished site into site_dir
+
+A build that fails or is interrupted leaves the previous site_dir as it was (never empty).
 """
 
 from __future__ import annotations
 
+import atexit
+import functools
+import logging
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
 from mkdocs.config import config_options as c
 from mkdocs.config.base import Config
 from mkdocs.exceptions import PluginError
-from mkdocs.plugins import BasePlugin
+from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import File
 
 from . import downloads, gym, notebook, record, releases, render
@@ -22,8 +31,34 @@ from .cache import Cache
 from .collect import CollectError
 from .execute import ExecutionFailed, current_toolchain, execute
 from .executors import make_executor
-from .fences import FENCE_NAME
+from .fences import FENCE_NAME, find_fences
 from .measure import jobs_for_pages
+
+PARTIAL_PREFIX = ".fieldguide-partial-"
+
+
+class _WarningCount(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.count = 0
+
+    def emit(self, record) -> None:
+        self.count += 1
+
+
+def _remove(path: Path | None) -> None:
+    if path is not None and path.exists():
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 def _env_flag(name: str) -> bool:
     return os.environ.get(name, "").lower() in {"1", "true", "yes", "on"}
@@ -44,11 +79,64 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
             raise PluginError("fieldguide: the 'pymdownx.superfences' markdown extension is required")
         self.root = Path(config["config_file_path"]).resolve().parent
         self.snippets_dir = (self.root / self.config.snippets_dir).resolve()
+        self.render_state = render.RenderState(self.snippets_dir)
         render.SNIPPETS_DIR = self.snippets_dir
+        self.expected: dict[str, int] = {}
         fences = config["mdx_configs"].setdefault("pymdownx.superfences", {}).setdefault("custom_fences", [])
-        if not any(f.get("name") == FENCE_NAME for f in fences):
-            fences.append({"name": FENCE_NAME, "class": FENCE_NAME, "validator": render.validator, "format": render.formatter})
+        fences[:] = [f for f in fences if f.get("name") != FENCE_NAME]
+        fences.append({
+            "name": FENCE_NAME, "class": FENCE_NAME, "validator": render.validator,
+            "format": functools.partial(render.formatter, state=self.render_state),
+        })
+        self._build_into_partial(config)
         return config
+
+    # -- the site directory: replaced only by a finished build -----------------------------------
+    def _build_into_partial(self, config) -> None:
+        self.final_site = Path(config["site_dir"]).resolve()
+        parent = self.final_site.parent
+        parent.mkdir(parents=True, exist_ok=True)
+        for stale in parent.glob(f"{PARTIAL_PREFIX}*"):  # left by a build that was killed
+            pid = stale.name[len(PARTIAL_PREFIX):].split("-", 1)[0]
+            if not (pid.isdigit() and _pid_alive(int(pid))):
+                _remove(stale)
+        self.partial = Path(tempfile.mkdtemp(prefix=f"{PARTIAL_PREFIX}{os.getpid()}-", dir=parent))
+        atexit.register(_remove, self.partial)
+        config["site_dir"] = str(self.partial)
+        self.warnings = _WarningCount()
+        logging.getLogger("mkdocs").addHandler(self.warnings)
+        self.strict = bool(config.get("strict"))
+
+    def _swap_into_place(self) -> None:
+        old = None
+        if self.final_site.exists():
+            old = self.final_site.with_name(f"{PARTIAL_PREFIX}{os.getpid()}-old")
+            _remove(old)
+            os.rename(self.final_site, old)
+        os.rename(self.partial, self.final_site)
+        _remove(old)
+
+    def on_build_error(self, error, **kwargs):
+        logging.getLogger("mkdocs").removeHandler(self.warnings)
+        _remove(getattr(self, "partial", None))
+
+    # -- pages: every fence the collector found is rendered, and any render error fails the build --
+    def on_page_markdown(self, markdown, page, config, files):
+        self.render_state.start_page(page.file.src_uri)
+        self.expected[page.file.src_uri] = len(find_fences(markdown))
+        return markdown
+
+    def on_page_content(self, html, page, config, files):
+        state, where = self.render_state, f"{os.path.relpath(config['docs_dir'], self.root)}/{page.file.src_uri}"
+        if state.errors:
+            raise PluginError(f"fieldguide: {where}: a snippet fence failed to render:\n  " + "\n  ".join(state.errors))
+        expected = self.expected.get(page.file.src_uri, 0)
+        if state.rendered != expected:
+            raise PluginError(
+                f"fieldguide: {where}: {expected} snippet fence(s) collected but {state.rendered} rendered; "
+                "write each fence as ```snippet path=\"...\"``` on a line of its own"
+            )
+        return html
 
     def on_files(self, files, config):
         docs = Path(config["docs_dir"]).resolve()
@@ -89,7 +177,10 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
         workers = int(os.environ.get("FIELDGUIDE_WORKERS") or self.config.workers or 0) or None
         refresh = self.config.refresh or _env_flag("FIELDGUIDE_REFRESH")
         cache_dir = self.root / (os.environ.get("FIELDGUIDE_CACHE_DIR") or self.config.cache_dir)
-        executor = make_executor(executor_name, cwd=self.root, workers=workers)
+        try:
+            executor = make_executor(executor_name, cwd=self.root, workers=workers, root=self.root)
+        except ValueError as exc:
+            raise PluginError(f"fieldguide: {exc}") from None
         try:
             return execute(
                 jobs,
@@ -102,6 +193,9 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
             )
         except ExecutionFailed as exc:
             raise PluginError(f"fieldguide: {exc}") from None
+        except KeyboardInterrupt:
+            _remove(self.partial)
+            raise
         finally:
             executor.close()
 
@@ -156,6 +250,12 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
         server.watch(str(self.snippets_dir))
         return server
 
+    @event_priority(-100)  # after every other plugin has written its files
     def on_post_build(self, config):
         build = record.current()
         build.write(Path(config["site_dir"]) / record.RECORD_NAME)
+        logging.getLogger("mkdocs").removeHandler(self.warnings)
+        if self.strict and self.warnings.count:
+            return  # mkdocs aborts this build now; on_build_error removes it, site_dir stays as it was
+        self._swap_into_place()
+        config["site_dir"] = str(self.final_site)

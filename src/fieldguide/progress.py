@@ -47,6 +47,14 @@ class Progress:
             else:
                 self._emit(f"fieldguide: [{self.done}/{self.total}] {name} {how}")
 
+    def warn(self, text: str) -> None:
+        """A problem the build survives (an unwritable cache), on a line of its own."""
+        with self._lock:
+            if self.live:
+                self.stream.write("\r\x1b[2K")
+            self.stream.write(f"fieldguide: warning: {text}\n")
+            self.stream.flush()
+
     def _status(self) -> str:
         running = ", ".join(self.running) or "-"
         return f"fieldguide: {self.done}/{self.total} done, {self.hits} cached; running: {running}"

@@ -1,32 +1,128 @@
 """Inside the snippet's process: run one snippet as `python snippet.py` would, recording its output.
 
-Every write to sys.stdout / sys.stderr becomes one JSON line ``["out"|"err", text]`` in an
-events file, flushed as it happens, so the order of print() calls and log records is kept and a
-snippet killed at its timeout still leaves what it printed. This module imports nothing heavy:
-the executors (executors.py) call it in a fresh interpreter or in a forked child.
+Every write to stdout or stderr becomes one JSON line ``["out"|"err", text]`` in an events file,
+written as it happens, so the order of print() calls and log records is kept and a snippet killed
+at its timeout still leaves what it printed. Both levels are captured, in the order written:
 
-    python -m fieldguide.runner EVENTS_FILE SNIPPET_FILE
+* Python-level writes (print, logging, `sys.stdout.buffer.write`): sys.stdout and sys.stderr are
+  real text streams (encoding, `buffer`, `reconfigure`, `fileno` work as in `python file.py`);
+* writes at the file-descriptor level (`os.write(1, ...)`, C/C++ libraries, child processes):
+  fds 1 and 2 are pipes read back by the snippet's own process, before each Python-level write
+  and by a background reader, so they land in their place among the Python-level writes.
+
+Before the snippet runs, the process is confined (`confine`): the repository is read-only to it
+(a private mount namespace where the kernel allows one, else an audit hook refusing writes), its
+address space is capped, and output past a limit stops it. Files it reads under the repository
+are reported, so the cache can tell when a data file changed.
+
+The fresh executor runs this module as a supervisor, which forks the snippet and cleans up:
+
+    python -m fieldguide.runner REQUEST_JSON RESULT_FILE
 """
 
 from __future__ import annotations
 
+import _thread
+import codecs
+import errno
 import io
 import json
 import os
 import runpy
+import select
+import signal
 import sys
 import traceback
 
+from .executors.base import EXIT_OUTPUT_LIMIT, become_subreaper, supervise, terminate_on_signal
 
-class _Recorder(io.TextIOBase):
-    def __init__(self, stream: str, sink, original) -> None:
-        self._stream = stream
-        self._sink = sink
-        self._original = original
 
-    @property
-    def encoding(self) -> str:  # type: ignore[override]
-        return "utf-8"
+class _Capture:
+    """Records both streams of this process into the events file, in the order written."""
+
+    def __init__(self, events_path: str, limit: int) -> None:
+        self.sink = os.open(events_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o600)
+        self.limit = limit
+        self.total = 0
+        self.lock = _thread.allocate_lock()
+        self.decoders = {s: codecs.getincrementaldecoder("utf-8")("replace") for s in ("out", "err")}
+        self.pipes: dict[str, int] = {}
+        for fd, stream in ((1, "out"), (2, "err")):
+            read, write = os.pipe()
+            os.dup2(write, fd)
+            os.close(write)
+            os.set_blocking(read, False)
+            self.pipes[stream] = read
+        self.owner = os.getpid()
+        os.register_at_fork(before=self.lock.acquire, after_in_parent=self.lock.release, after_in_child=self._forked)
+        _thread.start_new_thread(self._reader, ())  # not a threading.Thread: invisible to the snippet
+
+    def _forked(self) -> None:
+        """In a process the snippet forks: write events directly; the original process drains the fds."""
+        self.lock.release()
+        for fd in self.pipes.values():
+            os.close(fd)
+        self.pipes = {}
+
+    def _write_line(self, item: list) -> None:
+        data = (json.dumps(item) + "\n").encode("utf-8")
+        while data:
+            data = data[os.write(self.sink, data) :]
+
+    def _emit(self, stream: str, data: bytes) -> None:
+        self.total += len(data)
+        if self.total > self.limit:
+            self._write_line(["limit", "output"])
+            os._exit(EXIT_OUTPUT_LIMIT)
+        text = self.decoders[stream].decode(data)
+        if text:
+            self._write_line([stream, text])
+
+    def _drain(self) -> None:
+        for stream, fd in self.pipes.items():
+            while True:
+                try:
+                    data = os.read(fd, 65536)
+                except BlockingIOError:
+                    break
+                except OSError:
+                    break
+                if not data:
+                    break
+                self._emit(stream, data)
+
+    def _reader(self) -> None:
+        while self.pipes and os.getpid() == self.owner:
+            try:
+                select.select(list(self.pipes.values()), [], [])
+            except (OSError, ValueError):
+                return
+            with self.lock:
+                self._drain()
+
+    def record(self, stream: str, data: bytes) -> None:
+        with self.lock:
+            self._drain()  # fd-level writes made before this one come first
+            self._emit(stream, data)
+
+    def read(self, path: str) -> None:
+        self._write_line(["read", path])
+
+    def close(self) -> None:
+        with self.lock:
+            self._drain()
+            for stream, decoder in self.decoders.items():
+                tail = decoder.decode(b"", final=True)
+                if tail:
+                    self._write_line([stream, tail])
+
+
+class _Sink(io.BufferedIOBase):
+    """The binary layer under sys.stdout / sys.stderr: every write is recorded at once."""
+
+    def __init__(self, capture: _Capture, stream: str, fd: int) -> None:
+        super().__init__()
+        self._capture, self._stream, self._fd = capture, stream, fd
 
     def writable(self) -> bool:
         return True
@@ -35,22 +131,124 @@ class _Recorder(io.TextIOBase):
         return False
 
     def fileno(self) -> int:
-        return self._original.fileno()
+        return self._fd
 
-    def write(self, text: str) -> int:
-        if text:
-            self._sink.write(json.dumps([self._stream, text]) + "\n")
-            self._sink.flush()
-        return len(text)
-
-
-def install(events_path: str) -> None:
-    """Route sys.stdout and sys.stderr into the events file (before anything logs)."""
-    sink = open(events_path, "w", encoding="utf-8")  # noqa: SIM115 - lives as long as the process
-    sys.stdout = _Recorder("out", sink, sys.__stdout__)
-    sys.stderr = _Recorder("err", sink, sys.__stderr__)
+    def write(self, data) -> int:
+        data = bytes(data)
+        if data:
+            self._capture.record(self._stream, data)
+        return len(data)
 
 
+_capture: _Capture | None = None
+
+
+def install(events_path: str, limit: int) -> _Capture:
+    """Route fds 1 and 2, sys.stdout and sys.stderr into the events file (before anything logs)."""
+    global _capture
+    sys.stdout.flush()
+    sys.stderr.flush()
+    _capture = _Capture(events_path, limit)
+    streams = []
+    for fd, stream, like in ((1, "out", sys.__stdout__), (2, "err", sys.__stderr__)):
+        encoding = getattr(like, "encoding", None) or "utf-8"
+        errors = getattr(like, "errors", None) or "strict"
+        text = io.TextIOWrapper(
+            _Sink(_capture, stream, fd), encoding=encoding, errors=errors,
+            write_through=True,
+        )
+        text.mode = "w"  # type: ignore[misc]
+        streams.append(text)
+    sys.stdout, sys.stderr = streams
+    sys.__stdout__, sys.__stderr__ = streams  # type: ignore[misc]
+    return _capture
+
+
+# -- confinement --------------------------------------------------------------------------------
+_CLONE_NEWNS = 0x00020000
+_MS_RDONLY, _MS_REMOUNT, _MS_BIND, _MS_REC, _MS_PRIVATE = 1, 32, 4096, 16384, 1 << 18
+_WRITE_EVENTS = {
+    "os.remove": 0, "os.rmdir": 0, "os.mkdir": 0, "os.rename": (0, 1), "os.symlink": 1, "os.link": 1,
+    "os.chmod": 0, "os.chown": 0, "os.truncate": 0, "os.utime": 0, "shutil.rmtree": 0, "os.chflags": 0,
+}
+
+
+def _inside(path, root: str) -> bool:
+    if isinstance(path, bytes):
+        path = os.fsdecode(path)
+    if not isinstance(path, str):
+        return False
+    path = os.path.abspath(path)
+    return path == root or path.startswith(root + os.sep)
+
+
+def _mount_read_only(root: str) -> bool:
+    """A private mount namespace in which the repository is a read-only bind mount (needs privilege)."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.unshare(_CLONE_NEWNS) != 0:
+            return False
+        r = root.encode()
+        return (
+            libc.mount(b"none", b"/", None, _MS_REC | _MS_PRIVATE, None) == 0
+            and libc.mount(r, r, None, _MS_BIND | _MS_REC, None) == 0
+            and libc.mount(None, r, None, _MS_BIND | _MS_REMOUNT | _MS_RDONLY, None) == 0
+        )
+    except (OSError, AttributeError):
+        return False
+
+
+def confine(request: dict) -> bool:
+    """Read-only repository (True if by a mount namespace) and capped memory. Single-threaded only."""
+    root = request.get("root") or ""
+    read_only = bool(root) and _mount_read_only(root)
+    limit = request.get("memory_limit")
+    if limit:
+        import resource
+
+        try:
+            soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+            if hard == resource.RLIM_INFINITY or hard > limit:
+                resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+        except (ValueError, OSError):
+            pass
+    return read_only
+
+
+def watch(root: str, read_only: bool, capture: _Capture | None) -> None:
+    """Report files read under the repository; without a read-only mount, refuse writes to it."""
+    if not root:
+        return
+    skip = tuple(os.path.join(p, "") for p in {sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(os.path.dirname(__file__))})
+    seen: set[str] = set()
+
+    def hook(event: str, args: tuple) -> None:
+        if event == "open":
+            path, mode, flags = args
+            if isinstance(path, int) or path is None or not _inside(path, root):
+                return
+            writing = (isinstance(mode, str) and any(c in mode for c in "wax+")) or (
+                isinstance(flags, int) and flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND)
+            )
+            if writing and not read_only:
+                raise OSError(errno.EROFS, os.strerror(errno.EROFS), path)
+            full = os.path.abspath(os.fsdecode(path))
+            if not writing and full not in seen and not full.startswith(skip):
+                seen.add(full)
+                if capture is not None:
+                    capture.read(os.path.relpath(full, root))
+        elif event in _WRITE_EVENTS and not read_only:
+            where = _WRITE_EVENTS[event]
+            for i in where if isinstance(where, tuple) else (where,):
+                if i < len(args) and _inside(args[i], root):
+                    raise OSError(errno.EROFS, os.strerror(errno.EROFS), args[i])
+
+    sys.addaudithook(hook)
+
+
+# -- running ------------------------------------------------------------------------------------
 def run(snippet: str) -> int:
     """Run the snippet as __main__ with the argv and sys.path `python snippet.py` gives it."""
     snippet = os.path.abspath(snippet)
@@ -69,16 +267,62 @@ def run(snippet: str) -> int:
         traceback.print_exc()
         return 1
     finally:
-        sys.stdout.flush()
-        sys.stderr.flush()
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        except (OSError, ValueError):
+            pass
     return 0
 
 
+def become_snippet(request: dict, prepare=None) -> None:
+    """In a freshly forked child: turn this process into the snippet's. Never returns.
+
+    `prepare` runs after the streams are installed and before the snippet (the warm worker resets
+    what the fork carried over there).
+    """
+    code = 70
+    try:
+        os.setsid()  # own process group and session
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the supervisor's handler
+        os.chdir(request["cwd"])
+        os.environ.clear()
+        os.environ.update(request["env"])
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.close(null)
+        sys.stdin = open(0, closefd=False)  # noqa: SIM115
+        read_only = confine(request)
+        os.chdir(request["cwd"])  # again: a cwd taken before the read-only mount would still write
+        capture = install(request["events"], request.get("output_limit") or 1 << 62)
+        watch(request.get("root") or "", read_only, capture)
+        if prepare is not None:
+            prepare()
+        code = run(request["file"])
+        capture.close()
+    except BaseException:  # noqa: BLE001
+        try:
+            traceback.print_exc()
+            if _capture is not None:
+                _capture.close()
+        except BaseException:  # noqa: BLE001
+            pass
+    finally:
+        os._exit(code if isinstance(code, int) else 1)
+
+
 def main() -> None:
-    events_path, snippet = sys.argv[1], sys.argv[2]
-    install(events_path)
-    code = run(snippet)
-    sys.exit(code)
+    """The fresh executor's supervisor: fork the snippet, wait for it, kill what it left behind."""
+    request = json.loads(sys.argv[1])
+    result_file = sys.argv[2]
+    become_subreaper()
+    terminate_on_signal()
+    pid = os.fork()
+    if pid == 0:
+        become_snippet(request)
+    code, timed_out = supervise(pid, request["timeout"])
+    with open(result_file, "w", encoding="utf-8") as fh:
+        json.dump({"exit": code, "timed_out": timed_out}, fh)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,538 @@
+"""Hostile snippets: a snippet (or a stale cache) cannot fool, stall, leak into or inject into the build.
+
+One test (or a few) per property of issue #12, each building a small scratch site or running the
+engine on scratch snippets, and asserting the outcome. Snippets that need no torch run with the
+fresh executor, which is fast for them; properties of the warm executor use it explicitly.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from fieldguide.cache import Cache
+from fieldguide.collect import CollectError, collect
+from fieldguide.execute import ExecutionFailed, execute
+from fieldguide.executors import OUTPUT_LIMIT, FreshProcessExecutor, WarmExecutor, make_executor
+from fieldguide.progress import Progress
+
+from conftest import QUIET, Scratch
+
+
+def run_jobs(scratch, pages: dict[str, str], executor="fresh", cache=True, cache_dir=None):
+    jobs = collect(pages, scratch.root / "snippets")
+    ex = executor if not isinstance(executor, str) else make_executor(executor, cwd=scratch.root, workers=2)
+    try:
+        return execute(
+            jobs,
+            root=scratch.root,
+            snippets_dir=scratch.root / "snippets",
+            executor=ex,
+            cache=Cache(cache_dir or scratch.root / "cache") if cache else None,
+            progress=Progress(len(jobs), live=False),
+        )
+    finally:
+        ex.close()
+
+
+def fence(path: str, **options: str) -> str:
+    opts = "".join(f' {k}="{v}"' for k, v in options.items())
+    return f'```snippet path="{path}"{opts}\n```\n'
+
+
+def gone(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError):
+        return True
+    return state in ("Z", "X")
+
+
+def wait_gone(pid: int, seconds: float = 5.0) -> bool:
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if gone(pid):
+            return True
+        time.sleep(0.05)
+    return gone(pid)
+
+
+FRESH = {"FIELDGUIDE_EXECUTOR": "fresh"}
+
+
+# -- 1. a cache hit is checked like a fresh run -------------------------------------------------
+def test_a_cache_hit_gets_the_verdict_of_an_empty_cache(scratch):
+    scratch.snippet("c/ok.py", "print('fine')\n")
+    scratch.snippet("c/three.py", "import sys\nprint('leaving')\nsys.exit(3)\n")
+    assert run_jobs(scratch, {"docs/p.md": fence("c/ok.py") + fence("c/three.py", exit="3")})[0].stdout == "fine\n"
+    for page in (fence("c/ok.py", exit="3"), fence("c/three.py")):
+        with pytest.raises(ExecutionFailed) as cached:
+            run_jobs(scratch, {"docs/p.md": page})
+        with pytest.raises(ExecutionFailed) as empty:
+            run_jobs(scratch, {"docs/p.md": page}, cache=False)
+        assert str(cached.value) == str(empty.value)
+        assert "but its fence declares exit=" in str(cached.value)
+
+
+# -- 2. the cache key covers every input that changes output ----------------------------------
+def test_identical_sources_under_two_names_print_their_own_paths(scratch):
+    scratch.snippet("k/one.py", "print(__file__.rsplit('/', 1)[-1])\n")
+    scratch.snippet("k/two.py", "print(__file__.rsplit('/', 1)[-1])\n")
+    first = run_jobs(scratch, {"docs/p.md": fence("k/one.py")})
+    both = run_jobs(scratch, {"docs/p.md": fence("k/one.py") + fence("k/two.py")})
+    assert first[0].stdout == "one.py\n"
+    assert [(r.stdout, r.cached) for r in both] == [("one.py\n", True), ("two.py\n", False)]
+
+
+def test_editing_a_package_a_data_file_or_a_dynamic_import_reruns_the_snippet(scratch):
+    scratch.snippet("k/pkg/__init__.py", "VALUE = 1\n")
+    scratch.snippet("k/dyn.py", "WORD = 'a'\n")
+    scratch.snippet("k/table.csv", "x,1\n")
+    scratch.snippet(
+        "k/main.py",
+        """
+        import importlib
+        from pkg import VALUE
+        print(VALUE, importlib.import_module("dyn").WORD, open("snippets/k/table.csv").read().strip())
+        """,
+    )
+    page = {"docs/p.md": fence("k/main.py")}
+    assert run_jobs(scratch, page)[0].stdout == "1 a x,1\n"
+    assert run_jobs(scratch, page)[0].cached
+    for name, text, expected in (
+        ("k/pkg/__init__.py", "VALUE = 2\n", "2 a x,1\n"),
+        ("k/dyn.py", "WORD = 'b'\n", "2 b x,1\n"),
+        ("k/table.csv", "x,2\n", "2 b x,2\n"),
+    ):
+        scratch.snippet(name, text)
+        result = run_jobs(scratch, page)[0]
+        assert (result.stdout, result.cached) == (expected, False), name
+
+
+def test_the_builders_environment_does_not_reach_a_snippet(scratch, monkeypatch):
+    """Snippets get a fixed environment plus their fence's variables (documented), so the key covers all of it."""
+    scratch.snippet("k/env.py", "import os\nprint(sorted(os.environ), os.environ.get('PROBE'))\n")
+    monkeypatch.setenv("FIELDGUIDE_BUILDER_SECRET", "1")
+    monkeypatch.setenv("PYTHONWARNINGS", "error")
+    for executor in ("fresh", "warm"):
+        out = run_jobs(scratch, {"docs/p.md": fence("k/env.py", env="PROBE=x")}, executor, cache=False)[0].stdout
+        assert out == "['HOME', 'LANG', 'PATH', 'PROBE', 'PYTHONDONTWRITEBYTECODE', 'TMPDIR'] x\n", executor
+
+
+# -- 3. the displayed source is the source that ran, and nothing injects markup -----------------
+HOSTILE_SOURCE = '''\
+TICKS = """
+``````````
+<script>alert("source")</script>
+"""
+print("shown")  # markdown-exec: hide
+# --8<-- "mkdocs.yml"
+print("``````````\\n<script>alert('output')</script>\\n--8<-- \\"mkdocs.yml\\"")
+'''
+
+
+def code_blocks(page_html: str) -> list[str]:
+    """The text of every code block on a page, as a reader sees it (tags stripped, entities decoded)."""
+    return [html.unescape(re.sub(r"<[^>]+>", "", m)).removesuffix("\n") for m in re.findall(r"<code>(.*?)</code>", page_html, re.S)]
+
+
+def test_a_pages_shows_source_output_title_and_env_as_text(scratch):
+    scratch.snippet("x/evil.py", HOSTILE_SOURCE)
+    scratch.page(
+        "index.md",
+        '# Evil\n\n```snippet path="x/evil.py" title="<i>&amp;\'" env=\'NOTE="<b>x</b> \\"q"\'\n```\n',
+    )
+    proc = scratch.build(**FRESH)
+    assert proc.returncode == 0, proc.stderr
+    page = (scratch.root / "site" / "index.html").read_text()
+    assert "<script>alert" not in page and "<b>" not in page and "<i>&amp;" not in page
+    source, output = code_blocks(page)[:2]
+    assert source == HOSTILE_SOURCE.rstrip("\n")  # every line, the hide comment's too, nothing included
+    assert output == "shown\n``````````\n<script>alert('output')</script>\n--8<-- \"mkdocs.yml\""
+    assert "site_name" not in page
+    titles = [html.unescape(t) for t in re.findall(r'<span class="filename">(.*?)</span>', page)]
+    assert titles == ["<i>&amp;'", "$ NOTE='<b>x</b> \"q' python snippets/x/evil.py"]
+
+
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        ('path="o/ok.py" title="unclosed', "never closed"),
+        ('path="o/ok.py" title="a"b"', "unexpected text"),
+        ('path="o/ok.py" timeout="nan"', "positive, finite"),
+        ('path="o/ok.py" timeout="inf"', "positive, finite"),
+        ('path="o/ok.py" timeout="0"', "positive, finite"),
+        ('path="o/ok.py" timeout="-5"', "positive, finite"),
+        ('path="o/ok.py" exit="-1"', "0-255"),
+        ('path="o/ok.py" path="o/ok.py"', "given twice"),
+        ('path="o//ok.py"', "not normalized"),
+        ('path="o/./ok.py"', "not normalized"),
+        ('path="o/ok.py" env="A=\'1"', "cannot be read"),
+        ("path=o/ok.py", "quote its value"),
+    ],
+)
+def test_bad_fence_options_are_errors_naming_page_and_line(scratch, options, message):
+    scratch.snippet("o/ok.py", "print(1)\n")
+    with pytest.raises(CollectError) as info:
+        collect({"docs/bad.md": f"# t\n\n```snippet {options}\n```\n"}, scratch.root / "snippets")
+    assert str(info.value).startswith("docs/bad.md:3: snippet fence: ") and message in str(info.value)
+
+
+def test_a_bad_fence_fails_the_build_with_a_message_not_a_traceback(scratch):
+    scratch.snippet("o/ok.py", "print(1)\n")
+    scratch.page("index.md", '# t\n\n```snippet path="o/ok.py" timeout="nan"\n```\n')
+    proc = scratch.build(**FRESH)
+    assert proc.returncode != 0
+    assert "docs/index.md:3" in proc.stderr and "Traceback" not in proc.stderr
+
+
+# -- 4. every fence form that renders is collected; render errors fail the build ---------------
+def test_the_attribute_list_form_is_collected_and_rendered(scratch):
+    scratch.snippet("a/hello.py", "print('attr form ran')\n")
+    scratch.page("index.md", '# t\n\n```{.snippet path="a/hello.py"}\n```\n')
+    proc = scratch.build(**FRESH)
+    assert proc.returncode == 0, proc.stderr
+    assert "attr form ran" in code_blocks((scratch.root / "site" / "index.html").read_text())[1]
+
+    scratch.page("index.md", '# t\n\n```{.snippet path="a/missing.py"}\n```\n')
+    proc = scratch.build(**FRESH)
+    assert proc.returncode != 0
+    assert "docs/index.md:3: snippet fence names snippets/a/missing.py, which does not exist" in proc.stderr
+
+
+def test_a_fence_that_is_not_rendered_fails_the_build(scratch):
+    """A fence the collector runs but the renderer would leave as raw text (here: in a blockquote
+    written so that superfences abandons it) fails the build instead of showing raw fence text."""
+    scratch.snippet("a/hello.py", "print('hi')\n")
+    scratch.page("index.md", '# t\n\n> ```snippet path="a/hello.py"\n```\n')
+    proc = scratch.build(**FRESH)
+    assert proc.returncode != 0
+    assert "docs/index.md" in proc.stderr and "Traceback" not in proc.stderr
+
+
+# -- 5. nothing a snippet starts outlives it; Ctrl-C; the previous site stays ------------------
+ESCAPER = """
+import os, subprocess, sys, time
+pid = os.fork()
+if pid == 0:
+    os.setsid()
+    if os.fork() == 0:
+        child = subprocess.Popen(["sleep", "300"], start_new_session=True)
+        open({pidfile!r}, "w").write(str(child.pid))
+        time.sleep(300)
+    os._exit(0)
+os.waitpid(pid, 0)
+while not os.path.exists({pidfile!r}) or not open({pidfile!r}).read():
+    time.sleep(0.05)
+print("left a daemon behind")
+{tail}
+"""
+
+
+@pytest.mark.parametrize("executor", ["fresh", "warm"])
+def test_escaped_descendants_are_killed_when_a_snippet_ends(scratch, executor, tmp_path_factory):
+    pidfile = str(tmp_path_factory.mktemp("pids") / "daemon.pid")
+    scratch.snippet("p/escape.py", ESCAPER.format(pidfile=pidfile, tail=""))
+    assert run_jobs(scratch, {"docs/p.md": fence("p/escape.py")}, executor, cache=False)[0].stdout == "left a daemon behind\n"
+    assert wait_gone(int(Path(pidfile).read_text())), "a double-forked, setsid daemon outlived its snippet"
+
+
+@pytest.mark.parametrize("executor", ["fresh", "warm"])
+def test_a_timeout_holds_when_descendants_keep_the_output_open(scratch, executor, tmp_path_factory):
+    pidfile = str(tmp_path_factory.mktemp("pids") / "daemon.pid")
+    scratch.snippet("p/stall.py", ESCAPER.format(pidfile=pidfile, tail="time.sleep(300)"))
+    start = time.monotonic()
+    with pytest.raises(ExecutionFailed, match="ran past its timeout of 3s"):
+        run_jobs(scratch, {"docs/p.md": fence("p/stall.py", timeout="3")}, executor, cache=False)
+    assert time.monotonic() - start < 3 + 20  # + worker start under load; not 45 s, not forever
+    assert wait_gone(int(Path(pidfile).read_text()))
+
+
+@pytest.mark.parametrize("executor", ["fresh", "warm"])
+def test_ctrl_c_stops_the_build_promptly_and_keeps_the_previous_site(scratch, executor, tmp_path_factory):
+    pidfile = str(tmp_path_factory.mktemp("pids") / "daemon.pid")
+    scratch.snippet("p/slow.py", ESCAPER.format(pidfile=pidfile, tail="time.sleep(300)"))
+    scratch.snippet("p/quick.py", "print('quick')\n")
+    scratch.page("index.md", "# Before\n\n" + fence("p/quick.py"))
+    assert scratch.build(**FRESH).returncode == 0
+    before = (scratch.root / "site" / "index.html").read_text()
+
+    scratch.page("index.md", "# After\n\n" + fence("p/slow.py"))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(scratch.root / "site")],
+        cwd=scratch.root, env={**os.environ, **QUIET, "FIELDGUIDE_EXECUTOR": executor},
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    end = time.monotonic() + 120
+    while not (os.path.exists(pidfile) and Path(pidfile).read_text()) and time.monotonic() < end:
+        time.sleep(0.1)
+    daemon = int(Path(pidfile).read_text())
+    proc.send_signal(signal.SIGINT)
+    start = time.monotonic()
+    proc.communicate(timeout=30)
+    assert time.monotonic() - start < 3, "Ctrl-C did not stop the build promptly"
+    assert proc.returncode != 0
+    assert wait_gone(daemon, 3), "the interrupted snippet's descendants survived"
+    assert (scratch.root / "site" / "index.html").read_text() == before
+    assert not list(scratch.root.glob(".fieldguide-partial-*"))
+
+
+def test_a_failed_build_leaves_the_previous_site_or_none(scratch):
+    scratch.snippet("p/boom.py", "raise SystemExit(2)\n")
+    scratch.snippet("p/quick.py", "print('quick')\n")
+    scratch.page("index.md", "# t\n\n" + fence("p/boom.py"))
+    assert scratch.build(**FRESH).returncode != 0
+    assert not (scratch.root / "site").exists()  # no empty site/ after a first build that failed
+    scratch.page("index.md", "# t\n\n" + fence("p/quick.py"))
+    assert scratch.build(**FRESH).returncode == 0
+    before = (scratch.root / "site" / "index.html").read_text()
+    scratch.page("index.md", "# t\n\n" + fence("p/boom.py"))
+    assert scratch.build(**FRESH).returncode != 0
+    assert (scratch.root / "site" / "index.html").read_text() == before
+    assert not list(scratch.root.glob(".fieldguide-partial-*"))
+
+
+# -- 6. a snippet cannot forge its result ------------------------------------------------------
+FORGER = """
+import os
+for fd in range(3, 64):
+    try:
+        os.write(fd, b'{"exit": 0, "timed_out": false}\\n{"pid": 1}\\n')
+    except OSError:
+        pass
+print("tried to forge")
+raise SystemExit(4)
+"""
+
+
+def test_a_snippet_cannot_write_to_the_warm_protocol(scratch):
+    scratch.snippet("f/forger.py", FORGER)
+    scratch.snippet("f/next.py", "print('next one is fine')\n")
+    warm = WarmExecutor(cwd=scratch.root, workers=1)
+    try:
+        forged = warm.run(scratch.root / "snippets/f/forger.py", {}, 60)
+        after = warm.run(scratch.root / "snippets/f/next.py", {}, 60)
+    finally:
+        warm.close()
+    assert (forged.exit_code, forged.failure) == (4, "")
+    assert (after.exit_code, after.failure, after.events) == (0, "", [("out", "next one is fine"), ("out", "\n")])
+
+
+def test_a_worker_that_dies_fails_the_snippet_with_a_message(scratch):
+    scratch.snippet("f/killer.py", "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\nimport time\ntime.sleep(30)\n")
+    scratch.snippet("f/next.py", "print('still running snippets')\n")
+    with pytest.raises(ExecutionFailed, match="the warm worker running it died"):
+        run_jobs(scratch, {"docs/p.md": fence("f/killer.py")}, "warm", cache=False)
+    assert run_jobs(scratch, {"docs/p.md": fence("f/next.py")}, "warm", cache=False)[0].stdout == "still running snippets\n"
+
+
+# -- 7. a snippet writes only where it may ------------------------------------------------------
+def test_the_repository_is_read_only_to_a_snippet(scratch):
+    scratch.snippet("w/other.py", "print('original')\n")
+    scratch.snippet(
+        "w/vandal.py",
+        """
+        import os, tempfile
+        for target in ("docs/injected.md", "snippets/w/other.py", "new_dir/x"):
+            try:
+                os.makedirs(os.path.dirname(target), exist_ok=True)
+                open(target, "w").write("pwned")
+            except OSError as exc:
+                print(target, exc.strerror)
+        scratch = os.path.join(tempfile.gettempdir(), "mine.txt")
+        open(scratch, "w").write("ok")
+        print("scratch", open(scratch).read())
+        """,
+    )
+    out = run_jobs(scratch, {"docs/p.md": fence("w/vandal.py")}, cache=False)[0].stdout.splitlines()
+    assert out == [
+        "docs/injected.md Read-only file system",
+        "snippets/w/other.py Read-only file system",
+        "new_dir/x Read-only file system",
+        "scratch ok",
+    ]
+    assert not (scratch.root / "docs/injected.md").exists() and not (scratch.root / "new_dir").exists()
+    assert (scratch.root / "snippets/w/other.py").read_text() == "print('original')\n"
+
+
+def test_a_symlink_out_of_the_repository_is_refused(scratch, tmp_path_factory):
+    secret = tmp_path_factory.mktemp("elsewhere") / "secret.py"
+    secret.write_text("print('secret')\n")
+    (scratch.root / "snippets" / "s").mkdir()
+    (scratch.root / "snippets" / "s" / "link.py").symlink_to(secret)
+    with pytest.raises(CollectError, match=r"docs/p.md:1: snippets/s/link.py is a link to .*outside the repository"):
+        collect({"docs/p.md": fence("s/link.py")}, scratch.root / "snippets")
+
+
+# -- 8. the output stream behaves like a real one ----------------------------------------------
+STREAMS = """
+import os, subprocess, sys
+print("python-level")
+os.write(1, b"fd-level out\\n")
+print("to stderr", file=sys.stderr)
+os.write(2, b"fd-level err\\n")
+sys.stdout.buffer.write(b"bytes \\xff\\xfe end\\n")
+sys.stdout.flush()
+subprocess.run(["echo", "from a child process"])
+sys.stdout.reconfigure(line_buffering=True)
+print(sys.stdout.encoding, sys.stdout.fileno(), sys.stderr.fileno(), sys.stdout.isatty())
+print("caf\\u00e9")
+"""
+
+
+@pytest.mark.parametrize("executor", ["fresh", "warm"])
+def test_output_is_captured_as_python_file_shows_it(scratch, executor):
+    file = scratch.snippet("s/streams.py", STREAMS)
+    latin = scratch.root / "snippets" / "s" / "latin.py"
+    latin.write_bytes("# -*- coding: latin-1 -*-\nprint('d\u00e9j\u00e0 vu')\n".encode("latin-1"))
+    ex = make_executor(executor, cwd=scratch.root, workers=1)
+    try:
+        runs = [ex.run(f, {}, 60) for f in (file, latin)]
+    finally:
+        ex.close()
+    for f, raw in zip((file, latin), runs):
+        reader = subprocess.run(
+            [sys.executable, "-u", str(f)], cwd=scratch.root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, check=True,
+            env={"PATH": os.environ["PATH"], "LANG": "C.UTF-8"},
+        ).stdout.decode("utf-8", "replace")
+        assert raw.exit_code == 0
+        assert "".join(text for _, text in raw.events) == reader
+    out = [t for s, t in runs[0].events if s == "out"]
+    assert "".join(t for s, t in runs[0].events if s == "err") == "to stderr\nfd-level err\n"
+    assert "utf-8 1 2 False\n" in "".join(out)
+
+
+def test_a_coding_cookie_source_is_shown_as_python_reads_it(scratch):
+    latin = scratch.root / "snippets" / "s" / "latin.py"
+    latin.parent.mkdir(parents=True)
+    latin.write_bytes("# -*- coding: latin-1 -*-\nprint('d\u00e9j\u00e0 vu')\n".encode("latin-1"))
+    scratch.page("index.md", "# t\n\n" + fence("s/latin.py"))
+    proc = scratch.build(**FRESH)
+    assert proc.returncode == 0, proc.stderr
+    source, output = code_blocks((scratch.root / "site" / "index.html").read_text())[:2]
+    assert source == "# -*- coding: latin-1 -*-\nprint('d\u00e9j\u00e0 vu')" and output == "d\u00e9j\u00e0 vu"
+
+
+# -- 9. output and memory are bounded ----------------------------------------------------------
+def test_endless_output_is_cut_at_the_limit_and_fails(scratch):
+    scratch.snippet("b/flood.py", "while True:\n    print('x' * 1000)\n")
+    start = time.monotonic()
+    with pytest.raises(ExecutionFailed) as info:
+        run_jobs(scratch, {"docs/p.md": fence("b/flood.py", timeout="60")}, cache=False)
+    assert time.monotonic() - start < 30
+    assert f"printed more than the output limit of {OUTPUT_LIMIT / 1e6:g} MB and was stopped" in str(info.value)
+    assert len(str(info.value)) < 30_000
+
+
+def test_a_runaway_allocation_fails_alone(scratch):
+    scratch.snippet("b/hog.py", "data = bytearray(64 * 1024**3)\nprint(len(data))\n")
+    scratch.snippet("b/fine.py", "print('unaffected')\n")
+    with pytest.raises(ExecutionFailed) as info:
+        run_jobs(scratch, {"docs/p.md": fence("b/hog.py") + fence("b/fine.py")}, cache=False)
+    message = str(info.value)
+    assert "1 snippet(s) failed" in message and "MemoryError" in message and "memory is limited to 4 GB" in message
+
+
+# -- 10. a result does not depend on where it was made ----------------------------------------
+PATHS = """
+import os, sys, traceback
+print("file", __file__)
+print("cwd", os.getcwd())
+print("stdlib", os.__file__)
+try:
+    raise ValueError("where am I")
+except ValueError:
+    traceback.print_exc(file=sys.stdout)
+"""
+
+
+def test_two_checkouts_sharing_a_cache_render_and_diff_as_if_each_ran_itself(tmp_path_factory):
+    shared = tmp_path_factory.mktemp("shared-cache")
+    sites = []
+    for name in ("base-checkout", "head/checkout"):
+        root = tmp_path_factory.mktemp("co") / name
+        root.mkdir(parents=True)
+        s = Scratch(root)
+        s.snippet("p/paths.py", PATHS)
+        s.page("index.md", "# t\n\n" + fence("p/paths.py"))
+        proc = s.build(FIELDGUIDE_CACHE_DIR=str(shared), **FRESH)
+        assert proc.returncode == 0, proc.stderr
+        sites.append(s)
+    base, head = sites
+    assert [r["cached"] for r in head.record()["snippets"]] == [True]
+    page = (head.root / "site" / "index.html").read_text()
+    assert str(base.root) not in page and str(base.root) not in json.dumps(head.record())
+    assert "file snippets/p/paths.py" in code_blocks(page)[1]
+    # ...and exactly what the head checkout renders when it runs the snippet itself
+    own = head.build(FIELDGUIDE_NO_CACHE="1", **FRESH)
+    assert own.returncode == 0
+    assert [r["cached"] for r in head.record()["snippets"]] == [False]
+    assert code_blocks((head.root / "site" / "index.html").read_text()) == code_blocks(page)
+    diff = subprocess.run(
+        [sys.executable, "-m", "fieldguide.diff", str(base.root / "site/record.json"), str(head.root / "site/record.json"),
+         "--fail-on-change"], capture_output=True, text=True,
+    )
+    assert diff.returncode == 0, diff.stdout
+
+
+# -- 11. every failure reads as a message ------------------------------------------------------
+def test_an_unwritable_cache_is_a_warning_not_a_traceback(scratch):
+    blocker = scratch.root / "not-a-dir"
+    blocker.write_text("a file where the cache directory should be")
+    scratch.snippet("m/ok.py", "print('ok')\n")
+    scratch.page("index.md", "# t\n\n" + fence("m/ok.py"))
+    proc = scratch.build(FIELDGUIDE_CACHE_DIR=str(blocker / "cache"), **FRESH)
+    assert proc.returncode == 0, proc.stderr
+    assert "cannot write the execution cache" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_a_warm_worker_that_cannot_start_fails_with_its_reason(scratch, tmp_path_factory):
+    broken = tmp_path_factory.mktemp("bin") / "python"
+    broken.write_text("#!/bin/sh\necho 'ImportError: torch is broken here' >&2\nexit 1\n")
+    broken.chmod(0o755)
+    scratch.snippet("m/ok.py", "print('ok')\n")
+    with pytest.raises(ExecutionFailed) as info:
+        run_jobs(scratch, {"docs/p.md": fence("m/ok.py")}, WarmExecutor(python=str(broken), cwd=scratch.root), cache=False)
+    assert "warm worker" in str(info.value) and "failed to start" in str(info.value)
+    assert "ImportError: torch is broken here" in str(info.value)
+
+
+def test_stdout_and_stderr_are_labelled_in_failure_messages(scratch):
+    scratch.snippet("m/out.py", "print('only on stdout')\nraise SystemExit(1)\n")
+    scratch.snippet("m/err.py", "import sys\nprint('on stdout')\nprint('on stderr', file=sys.stderr)\nsys.exit(1)\n")
+    with pytest.raises(ExecutionFailed) as info:
+        run_jobs(scratch, {"docs/p.md": fence("m/out.py") + fence("m/err.py")}, cache=False)
+    err_part, out_part = str(info.value).split("docs/p.md: ")[1:]
+    assert "last lines of stderr:\n    on stderr" in err_part and "on stdout" not in err_part
+    assert "last lines of its output (nothing on stderr):\n    only on stdout" in out_part
+
+
+EXITS = {
+    "zero.py": "pass\n",
+    "three.py": "import sys\nsys.exit(3)\n",
+    "message.py": "import sys\nsys.exit('bye')\n",
+    "raises.py": "raise KeyError('k')\n",
+    "hard.py": "import os\nos._exit(5)\n",
+    "wrap.py": "import sys\nsys.exit(258)\n",
+    "killed.py": "import os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n",
+}
+
+
+def test_both_executors_report_the_exit_codes_python_does(scratch):
+    files = {name: scratch.snippet(f"e/{name}", text) for name, text in EXITS.items()}
+    python = {n: subprocess.run([sys.executable, str(f)], capture_output=True).returncode for n, f in files.items()}
+    for ex in (FreshProcessExecutor(cwd=scratch.root), WarmExecutor(cwd=scratch.root, workers=1)):
+        try:
+            got = {n: ex.run(f, {}, 60).exit_code for n, f in files.items()}
+        finally:
+            ex.close()
+        assert got == python, ex.name
