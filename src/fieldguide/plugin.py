@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import atexit
 import functools
+import json
 import logging
 import os
 import shutil
@@ -29,7 +30,7 @@ from mkdocs.structure.files import File
 from . import downloads, gym, notebook, record, releases, render
 from .cache import Cache
 from .collect import CollectError
-from .execute import ExecutionFailed, current_toolchain, execute
+from .execute import ExecutionFailed, current_toolchain, execute, source_digest
 from .executors import make_executor
 from .fences import FENCE_NAME, find_fences
 from .measure import jobs_for_pages
@@ -81,6 +82,10 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
         self.snippets_dir = (self.root / self.config.snippets_dir).resolve()
         self.render_state = render.RenderState(self.snippets_dir)
         render.SNIPPETS_DIR = self.snippets_dir
+        if not _env_flag("FIELDGUIDE_PUBLISH"):
+            # the release selector reads ../versions.json, which only a published tree has
+            # (nox -s publish sets FIELDGUIDE_PUBLISH): a single build would request it in vain
+            config["extra"].pop("version", None)
         self.expected: dict[str, int] = {}
         fences = config["mdx_configs"].setdefault("pymdownx.superfences", {}).setdefault("custom_fences", [])
         fences[:] = [f for f in fences if f.get("name") != FENCE_NAME]
@@ -124,6 +129,10 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
     def on_page_markdown(self, markdown, page, config, files):
         self.render_state.start_page(page.file.src_uri)
         self.expected[page.file.src_uri] = len(find_fences(markdown))
+        render._ANCHORS.clear()
+        render.PAGE_URL = page.url
+        if render.REPLAY is not None:  # a copy rendered from a record: say what changed since
+            return render.replay_page_markdown(markdown, f"{self.docs_label}/{page.file.src_uri}")
         return markdown
 
     def on_page_content(self, html, page, config, files):
@@ -140,7 +149,7 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
 
     def on_files(self, files, config):
         docs = Path(config["docs_dir"]).resolve()
-        docs_label = os.path.relpath(docs, self.root)
+        docs_label = self.docs_label = os.path.relpath(docs, self.root)
         pages, urls = {}, {}
         for file in files.documentation_pages():
             name = f"{docs_label}/{file.src_uri}"
@@ -153,13 +162,16 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
         except CollectError as exc:
             raise PluginError(f"fieldguide: bad snippet fence(s):\n{exc}") from None
         replay = os.environ.get("FIELDGUIDE_REPLAY")
+        render.REPLAY = None
         if replay:  # execution disabled: render from an earlier build's record
             build = self._replay(Path(replay), jobs)
         else:
             build = record.BuildRecord.new(current_toolchain().torch, self._execute(jobs))
+        config["extra"]["fieldguide_release"] = render.release_banner(build, live=not replay)
         for result in build.snippets:
             result.pages = [urls[p] for p in result.pages]
         record.set_current(build)
+        render.PLACES.clear()
         self._set_base()
         self._add_downloads(files, config, build.snippets)
         self._add_release_outputs(files, config, build)
@@ -210,24 +222,37 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
             record.set_base(None)
 
     def _replay(self, path: Path, jobs) -> record.BuildRecord:
-        """An earlier record's results, for a build with execution disabled (FIELDGUIDE_REPLAY)."""
+        """An earlier record's results, for a build with execution disabled (FIELDGUIDE_REPLAY).
+
+        The record may be a site's record.json or a committed release record (.json.gz). Entries
+        measured from another source than today's snippet (stale) are rendered under a notice;
+        snippets the record has no entry for (added after it was measured) render as a notice.
+        """
         try:
             old = record.BuildRecord.read(path)
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise PluginError(f"fieldguide: cannot replay {path}: {exc}") from None
         by_key = {(s.path, tuple(sorted(s.env.items()))): s for s in old.snippets}
-        results, missing = [], []
+        state = render.ReplayState(torch=old.torch)
+        results = []
         for job in jobs:
-            found = by_key.get((job.display_path, job.key[1]))
+            key = (job.display_path, job.key[1])
+            found = by_key.get(key)
+            label = job.display_path + "".join(f" {k}={v}" for k, v in job.env.items())
+            state.today[key] = digest = source_digest(job, self.snippets_dir)
             if found is None:
-                missing.append(job.display_path)
+                state.mark(key, "missing", label, job.pages)
                 continue
+            if found.digest != digest:
+                state.mark(key, "stale" if found.digest else "unverified", label, job.pages)
+            elif found.exit_code != job.exit:  # recorded as failed on that release (nox -s matrix)
+                state.mark(key, "failed", label, job.pages)
             found.pages, found.cached = list(job.pages), True
             results.append(found)
-        if missing:
-            raise PluginError(f"fieldguide: {path} has no result for: {', '.join(missing)}")
         old.snippets = results
+        render.REPLAY = state
         return old
+
     def _add_downloads(self, files, config, results) -> None:
         """Each executed snippet as a file of the site, and a zip of each chapter's snippets."""
         chapters: dict[str, list[Path]] = {}
@@ -254,6 +279,9 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
     def on_post_build(self, config):
         build = record.current()
         build.write(Path(config["site_dir"]) / record.RECORD_NAME)
+        # where each output is shown, for links from other releases' copies (nox -s publish)
+        places = json.dumps(dict(sorted(render.PLACES.items())), indent=1)
+        (Path(config["site_dir"]) / "snippet-places.json").write_text(places + "\n", encoding="utf-8")
         logging.getLogger("mkdocs").removeHandler(self.warnings)
         if self.strict and self.warnings.count:
             return  # mkdocs aborts this build now; on_build_error removes it, site_dir stays as it was

@@ -15,6 +15,7 @@ naming the page: superfences itself would swallow it and print the raw fence.
 
 from __future__ import annotations
 
+import base64
 import html
 import re
 import shlex
@@ -41,6 +42,133 @@ class RenderState:
 
     def start_page(self, page: str) -> None:
         self.page, self.rendered, self.errors = page, 0, []
+
+
+# -- copies rendered from a release's record (FIELDGUIDE_REPLAY) --------------------------------
+@dataclass
+class ReplayState:
+    """What a replayed record lacks against today's snippets: set by the plugin, read here."""
+
+    torch: str
+    status: dict[tuple, str] = field(default_factory=dict)  # (path, env) -> stale | unverified | missing | failed
+    pages: dict[str, list[tuple[str, str]]] = field(default_factory=dict)  # docs/x.md -> [(status, label)]
+    today: dict[tuple, str] = field(default_factory=dict)  # (path, env) -> digest of today's source
+
+    def mark(self, key: tuple, status: str, label: str, pages: list[str]) -> None:
+        self.status[key] = status
+        for page in pages:
+            self.pages.setdefault(page, []).append((status, label))
+
+    @property
+    def command(self) -> str:
+        return f"nox -s matrix -- {self.torch}"
+
+
+REPLAY: ReplayState | None = None  # set by the plugin on a build that renders from a record
+
+
+def release_banner(build: record.BuildRecord, *, live: bool) -> dict:
+    """Which torch a copy of the site shows and when it was measured (the header banner's data)."""
+    dates = sorted({s.measured_at[:10] for s in build.snippets if s.measured_at}) or [build.built_at[:10]]
+    measured = dates[0] if len(dates) == 1 or live else f"{dates[0]} to {dates[-1]}"
+    counts = {}
+    if REPLAY is not None:
+        for status in REPLAY.status.values():
+            counts[status] = counts.get(status, 0) + 1
+    return {
+        "torch": build.torch,
+        "live": live,
+        "measured": build.built_at[:10] if live else measured,
+        "changed": counts.get("stale", 0),
+        "unverified": counts.get("unverified", 0),
+        "missing": counts.get("missing", 0),
+        "failed": counts.get("failed", 0),
+        "command": f"nox -s matrix -- {build.torch}",
+    }
+
+
+NOTICES = {
+    "stale": "This example was edited after torch {torch} was measured: the output below was printed by "
+    "the earlier version of the example, not by the source shown.",
+    "unverified": "This output comes from a record of torch {torch} made before records kept a digest of "
+    "the source that ran, so it cannot be confirmed to match the source shown.",
+    "missing": "This example was added after torch {torch} was measured: there is no torch {torch} output for it yet.",
+    "failed": "This example did not run to its end on torch {torch} (it exited with another code than expected): "
+    "the output below is what it printed before it stopped.",
+}
+
+
+def notice_html(status: str, torch: str, command: str) -> str:
+    title = {"missing": "Not measured on this release", "failed": f"Failed on torch {torch}"}.get(
+        status, f"Changed since torch {torch} was measured")
+    body = html.escape(NOTICES[status].format(torch=torch))
+    return (
+        f'<div class="admonition warning fg-replay-notice" data-status="{status}">'
+        f'<p class="admonition-title">{html.escape(title)}</p>'
+        f"<p>{body} <code>{html.escape(command)}</code> measures it again.</p></div>"
+    )
+
+
+_EXEC_BLOCK = re.compile(r'^(?P<fence>`{3,})python (?P<opts>[^\n]*exec="on"[^\n]*)\n(?P<code>.*?)\n(?P=fence)[ \t]*$', re.M | re.S)
+_H1 = re.compile(r"^# .*$", re.M)
+
+
+def replay_page_markdown(markdown: str, page: str) -> str:
+    """A page of a replayed copy: a notice under its title listing its examples that changed (or
+    were added) since the record was measured; page code that cannot be rendered from such an
+    entry prints a notice in its place instead of failing the build (see guarded)."""
+    state = REPLAY
+    notes = state.pages.get(page) if state else None
+    if not state or not notes:
+        return markdown
+    changed = sorted({label for status, label in notes if status in ("stale", "unverified")})
+    missing = sorted({label for status, label in notes if status == "missing"})
+    failed = sorted({label for status, label in notes if status == "failed"})
+    title = f"Examples on this page changed since torch {state.torch} was measured" if changed or missing else \
+        f"Examples on this page failed on torch {state.torch}"
+    lines = [f'!!! warning "{title}"', ""]
+    if changed:
+        lines.append(f"    These examples were edited after torch {state.torch} was measured (or its record cannot confirm "
+                     "the source that ran), so their outputs, and the statements on this page that rest on them, come "
+                     "from the earlier versions: " + ", ".join(f"`{x}`" for x in changed) + ".")
+    if missing:
+        lines.append(("" if not changed else "\n") + f"    These examples were added after torch {state.torch} was measured and "
+                     "have no output for it: " + ", ".join(f"`{x}`" for x in missing) + ".")
+    if failed:
+        lines.append(("" if not (changed or missing) else "\n") + f"    These examples did not run to their end on torch "
+                     f"{state.torch}; what they printed before stopping is shown: " + ", ".join(f"`{x}`" for x in failed) + ".")
+    lines.append(f"\n    `{state.command}` measures them again.")
+    banner = "\n".join(lines) + "\n"
+    markdown = _EXEC_BLOCK.sub(_guard_block, markdown)
+    m = _H1.search(markdown)
+    at = m.end() + 1 if m else 0
+    return markdown[:at] + "\n" + banner + "\n" + markdown[at:]
+
+
+def _guard_block(m: re.Match) -> str:
+    code = base64.b64encode(m.group("code").encode("utf-8")).decode("ascii")
+    call = f'__import__("fieldguide.render", fromlist=["guarded"]).guarded("{code}", globals())'
+    return f"{m.group('fence')}python {m.group('opts')}\n{call}\n{m.group('fence')}"
+
+
+def guarded(code_b64: str, scope: dict) -> None:
+    """Run one block of page code on a replayed page whose examples changed since its record was
+    measured: when the code cannot be rendered from those entries (an output an older example
+    did not print, a result the record lacks), the block says so instead of failing the build.
+
+    Only replayed copies get here: the live build and the tests of the chapter renderers against
+    every committed record still fail on any error.
+    """
+    code = base64.b64decode(code_b64).decode("utf-8")
+    try:
+        exec(compile(code, "<page code>", "exec"), scope)  # page code, as markdown-exec would run it
+    except Exception as exc:  # noqa: BLE001 - reported on the page, see above
+        torch = REPLAY.torch if REPLAY else "this release"
+        scope["print"](f'!!! warning "Not rendered for torch {torch}"')
+        scope["print"](f"    This part of the page rests on examples listed at the top of the page (changed, added or "
+                       f"failed since torch {torch} was measured), and their recorded outputs do not carry what it reads "
+                       f"(`{type(exc).__name__}`). `nox -s matrix -- {torch}` measures them again.\n")
+
 
 
 def command_line(path: str, env: dict[str, str]) -> str:
@@ -97,17 +225,51 @@ def _render(options: dict[str, Any], md, state: RenderState) -> str:
     env = fence.run_env
     display = f"snippets/{fence.path}"
     result = next((s for s in record.current().snippets if s.path == display and s.env == env), None)
+    # a copy rendered from a release's record (nox -s publish): entries measured from another
+    # version of the example are shown under a notice, missing ones as a notice
+    status = REPLAY.status.get((display, tuple(sorted(env.items())))) if REPLAY else None
+    if result is None and status == "missing" and fence.show != "none":
+        return _anchored(display, env, notice_html("missing", REPLAY.torch, REPLAY.command))
+    if result is None and status == "missing":
+        return ""
     if result is None:
         raise LookupError(f"{display} with env {env} was not executed in this build")
     if fence.show == "none":  # executed for the chapter's data; the page renders it its own way
         return ""
-    if result.digest and source_digest(state.snippets_dir / fence.path, state.snippets_dir) != result.digest:
+    if not status and result.digest and source_digest(state.snippets_dir / fence.path, state.snippets_dir) != result.digest:
         raise LookupError(f"{display} changed on disk after it ran, so the page would not show the source that ran; build again")
     parts = []
     if fence.show in ("both", "source"):
         title = fence.title or (display + (f" (lines {fence.lines[0]}-{fence.lines[1]})" if fence.lines else ""))
         parts.append(code_html(md, source_lines(fence, state.snippets_dir), "python", title))
     if fence.show in ("both", "output"):
+        if status:
+            parts.append(notice_html(status, REPLAY.torch, REPLAY.command))
         body = result.output.rstrip("\n") if result.output.strip() else "(this snippet printed nothing)"
         parts.append(code_html(md, body, "text", "$ " + command_line(result.path, result.env)))
-    return "\n".join(parts)
+    return _anchored(display, env, "\n".join(parts))
+
+
+_ANCHORS: dict[str, int] = {}  # ids given on the page being rendered (reset per page by the plugin)
+PAGE_URL = ""  # the page being rendered (set by the plugin)
+PLACES: dict[str, str] = {}  # snippet key -> "page/#anchor" where the site shows its output first
+
+
+def place_key(display: str, env: dict[str, str]) -> str:
+    """A snippet run named as the Across releases page's output files name it: guards/x.py.TORCH_LOGS=guards"""
+    return display.removeprefix("snippets/") + "".join(f".{k}={v}" for k, v in sorted(env.items()))
+
+
+def snippet_anchor(display: str, env: dict[str, str]) -> str:
+    """A stable id for a snippet's block: the same on every release's copy of a page."""
+    words = [display.removeprefix("snippets/").removesuffix(".py")] + [v for _, v in sorted(env.items())]
+    base = "out-" + re.sub(r"[^a-z0-9]+", "-", " ".join(words).lower()).strip("-")
+    _ANCHORS[base] = _ANCHORS.get(base, 0) + 1
+    return base if _ANCHORS[base] == 1 else f"{base}-{_ANCHORS[base]}"
+
+
+def _anchored(display: str, env: dict[str, str], inner: str) -> str:
+    """The block wrapped in an element other releases' copies can link to (see assets/release-selector.js)."""
+    anchor = snippet_anchor(display, env)
+    PLACES.setdefault(place_key(display, env), f"{PAGE_URL}#{anchor}")
+    return f'<div class="fg-snippet" id="{anchor}" data-snippet="{html.escape(display)}">{inner}</div>'
