@@ -9,6 +9,7 @@
     nox -s bench                     build-speed benchmark
     nox -s diff -- OLD NEW           compare two record.json files
     nox -s upgrade -- 2.14.1         build against another torch and diff it against the default
+    nox -s publish                   the published site: one copy per measured release (public/)
 
 Each torch release gets its own environment under .nox/torch-<version>, made once and reused.
 """
@@ -248,3 +249,24 @@ def matrix(session: nox.Session) -> None:
     if failed:
         hint = " (for a release above this machine's pip cap, run that one with PIP_CONSTRAINT=/dev/null)"
         session.error(f"{len(failed)} release(s) not measured: {', '.join(failed)}{hint}")
+
+
+@nox.session
+def publish(session: nox.Session) -> None:
+    """The published site, one copy per measured release: nox -s publish [-- --out DIR] [--release X.Y.Z ...]"""
+    parser = argparse.ArgumentParser(prog="nox -s publish --", description="Build one copy of the guide per measured release.")
+    parser.add_argument("--out", default="public", help="where the tree goes (default: public/)")
+    parser.add_argument("--release", action="append", default=[], metavar="X.Y.Z", help="only these releases (repeatable)")
+    parser.add_argument("--record", action="append", default=[], metavar="X.Y.Z=PATH", help="render a release from this record")
+    parser.add_argument("--jobs", type=int, default=0, help="copies built at once (default: one per core)")
+    args = parser.parse_args(session.posargs)
+    for version in args.release:
+        check_torch_version(session, version)
+    # Only the default release executes (live, in its own environment); every other copy is
+    # rendered from its committed record, which needs no torch of its own.
+    python = torch_python(session, DEFAULT_TORCH)
+    cmd = [python, "-m", "fieldguide.publish", "--out", args.out]
+    cmd += [a for v in args.release for a in ("--release", v)] + [a for r in args.record for a in ("--record", r)]
+    cmd += ["--jobs", str(args.jobs)] if args.jobs else []
+    session.run(*cmd, env=QUIET_ENV, external=True)
+    session.log(f"published {args.out}/; serve it with: python -m http.server -d {args.out} 8000")
