@@ -69,6 +69,10 @@ def columns(root: Path, live: BuildRecord) -> list[Column]:
     _, listed = releases_list(root)
     today = {_key(s): s.digest for s in live.snippets}
     live_release = live.torch.split("+")[0]
+    from . import render  # a copy rendered from a record (nox -s publish) has no live column
+
+    if render.REPLAY is not None:
+        today, live_release = render.REPLAY.today, None
     out = []
     for release in listed:
         if release == live_release:
