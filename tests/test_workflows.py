@@ -67,3 +67,31 @@ def test_untrusted_build_is_read_only_and_trusted_comment_runs_no_pr_code():
     assert "GITHUB_STEP_SUMMARY" in build and "upload-artifact" in build
     assert "workflow_run:" in comment and "pull-requests: write" in comment
     assert "actions/checkout" not in comment  # never runs the pull request's code
+
+
+def test_every_action_is_pinned_by_commit():
+    import re
+
+    for path in WORKFLOWS.glob("*.yml"):
+        for ref in re.findall(r"uses:\s*(\S+)", path.read_text()):
+            assert re.fullmatch(r"[\w.-]+/[\w./-]+@[0-9a-f]{40}", ref), f"{path.name}: {ref} is not pinned by a full commit SHA"
+
+
+def test_deploy_publishes_the_tree_and_only_its_last_job_writes():
+    text = (WORKFLOWS / "deploy.yml").read_text()
+    assert "on:\n  push:\n    branches: [main]" in text
+    assert "permissions:\n  contents: read\n" in text  # the default for every job
+    assert "nox -s publish -- --out public" in text
+    build, deploy = text.split("\n  deploy:\n", 1)
+    assert ": write" not in build and deploy.count("contents: write") == 1
+    assert "actions/checkout" not in deploy  # the writing job runs no code from the repository
+    assert "! -name 'pr-*'" in deploy and "gh-pages" in deploy  # keeps the previews, mike's branch
+
+
+def test_pull_request_preview_is_browsable_for_branches_of_this_repository_only():
+    build = (WORKFLOWS / "preview.yml").read_text()
+    trusted = (WORKFLOWS / "preview-comment.yml").read_text()
+    assert "nox -s publish" in build and "name: preview\n" in build
+    deploy, comment = trusted.split("\n  comment:\n", 1)
+    assert "head_repository.full_name == github.repository" in deploy and "contents: write" in deploy
+    assert 'pages/pr-$number/' in deploy and "$PREVIEW_URL" in comment and "contents: write" not in comment
