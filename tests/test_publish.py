@@ -104,6 +104,8 @@ def test_replay_marks_stale_and_missing_entries_and_still_builds(tmp_path, built
     data = json.loads((built_site / "record.json").read_text())
     anatomy = next(s for s in data["snippets"] if s["path"] == "snippets/guards/anatomy.py")
     anatomy["digest"] = "0" * 16  # measured from another version of the example
+    five = next(s for s in data["snippets"] if s["path"] == "snippets/guards/five_calls.py")
+    five["exit_code"] = 1  # recorded as failed on that release
     data["snippets"] = [s for s in data["snippets"] if s["path"] not in ("snippets/guards/module_counts.py", "snippets/gym/g11_int.py")]
     data["torch"] = "2.9.1"
     rec = tmp_path / "torch-2.9.1.json.gz"
@@ -118,6 +120,10 @@ def test_replay_marks_stale_and_missing_entries_and_still_builds(tmp_path, built
     assert 'data-status="missing"' in missing and "nox -s matrix -- 2.9.1" in missing
     assert "Not rendered for torch 2.9.1" in guards  # the verdict that reads module_counts says so
     assert "Examples on this page changed since torch 2.9.1 was measured" in guards
+    failed = guards.split('id="out-guards-five-calls-recompiles"', 1)[1].split('class="fg-snippet"', 1)[0]
+    assert 'data-status="failed"' in failed and "did not run to its end on torch 2.9.1" in failed
+    banner = (site / "guards" / "index.html").read_text().split('class="fg-release"', 1)[1].split("</p>", 1)[0]
+    assert "1 example run failed on this release" in " ".join(banner.split())
     assert "Not rendered for torch 2.9.1" in (site / "gym" / "index.html").read_text()
     assert "Examples on this page changed" not in (site / "dynamic" / "index.html").read_text()
 
