@@ -129,7 +129,7 @@ def failure_message(job: Job, result: SnippetResult, what: str) -> str:
     body = "\n".join("    " + t for t in tail) or "    (it printed nothing)"
     note = ""
     if "MemoryError" in result.stderr:
-        note = f"\n  (a snippet's memory is limited to {MEMORY_LIMIT / 1024**3:g} GB of address space)"
+        note = f"\n  (a snippet may map {MEMORY_LIMIT / 1024**3:g} GB of address space beyond the interpreter it starts in)"
     return (
         f"{pages}: {job.display_path} {what}.\n  ran as: {env + ' ' if env else ''}python {job.display_path}"
         f"\n  {label}:\n{body}{note}"

@@ -208,13 +208,32 @@ def confine(request: dict) -> bool:
     if limit:
         import resource
 
+        # The cap is on what the snippet maps beyond the interpreter it starts in: a CUDA build of
+        # torch maps several GB of address space at import (4.4 GB for 2.8 on the CPU), so a fixed
+        # cap would fail every snippet there. A fresh interpreter has yet to import torch.
+        cap = _mapped_bytes() + limit + (0 if "torch" in sys.modules else TORCH_IMPORT_ALLOWANCE)
         try:
             soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-            if hard == resource.RLIM_INFINITY or hard > limit:
-                resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+            if hard == resource.RLIM_INFINITY or hard > cap:
+                resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
         except (ValueError, OSError):
             pass
     return read_only
+
+
+TORCH_IMPORT_ALLOWANCE = 8 * 1024**3
+
+
+def _mapped_bytes() -> int:
+    """This process's address space now (VmSize), in bytes."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("VmSize:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError):
+        pass
+    return 0
 
 
 def watch(root: str, read_only: bool, capture: _Capture | None) -> None:

@@ -23,7 +23,7 @@ from pathlib import Path
 
 # Limits every snippet runs under (documented in the README's "Writing a page").
 OUTPUT_LIMIT = 4_000_000  # bytes of stdout + stderr; past it the snippet is stopped and fails
-MEMORY_LIMIT = 4 * 1024**3  # address space of a snippet's process (RLIMIT_AS); torch snippets use < 1 GB
+MEMORY_LIMIT = 4 * 1024**3  # address space a snippet may map beyond its interpreter's (RLIMIT_AS; runner.confine)
 KILL_GRACE = 15.0  # seconds past a snippet's timeout before the executor gives up on its supervisor
 
 # The exit status a runner uses when it stopped a snippet at the output limit.
