@@ -50,9 +50,9 @@ def site_jobs(root: Path) -> list[Job]:
 
 
 def stale_entries(build: BuildRecord, jobs: list[Job], snippets_dir: Path) -> dict[str, list[str]]:
-    """Which of today's jobs the record has no current result for: {'stale': [...], 'missing': [...]}."""
+    """Which of today's jobs the record has no current, passing result for: stale, missing, failed."""
     have = {(s.path, tuple(sorted(s.env.items()))): s for s in build.snippets}
-    out: dict[str, list[str]] = {"stale": [], "missing": []}
+    out: dict[str, list[str]] = {"stale": [], "missing": [], "failed": []}
     for job in jobs:
         entry = have.get((job.display_path, job.key[1]))
         label = job.display_path + "".join(f" {k}={v}" for k, v in job.env.items())
@@ -60,6 +60,8 @@ def stale_entries(build: BuildRecord, jobs: list[Job], snippets_dir: Path) -> di
             out["missing"].append(label)
         elif entry.digest != source_digest(job, snippets_dir):
             out["stale"].append(label)
+        elif entry.exit_code != job.exit:  # failed on that release: measured again until it runs
+            out["failed"].append(label)
     return out
 
 
