@@ -94,8 +94,11 @@
       el._fgMarker.focus();
     }
   });
-  if (location.hash.indexOf("#fg-ev-") === 0) {
+  function fromHash() {
+    if (location.hash.indexOf("#fg-ev-") !== 0) return;
     var line = document.getElementById(location.hash.slice(1));
     if (line) show(line);
   }
+  window.addEventListener("hashchange", fromHash);
+  fromHash();
 })();

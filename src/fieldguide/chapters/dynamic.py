@@ -310,7 +310,7 @@ def limit_verdict(result: SnippetResult) -> str:
     return " ".join(text)
 
 
-def accumulated_note(result: SnippetResult, regime: str, loop_graphs: Measured | None = None) -> str:
+def accumulated_note(result: SnippetResult, regime: str) -> str:
     config = limit_config(result)
     acc = next((k for k in config if k.startswith("accumulated")), None)
     per = next((k for k in config if not k.startswith("accumulated")), None)
@@ -321,9 +321,10 @@ def accumulated_note(result: SnippetResult, regime: str, loop_graphs: Measured |
         evidence=[line_of(result, f"config.{per} = "), line_of(result, f"config.{acc} = ")]).markdown()
     if regime == "identity":
         text += (
-            " This build guards modules by identity, so every new instance of a module starts a fresh per-object "
-            "count: the per-function limit cannot stop a model rebuilt in a loop, and the accumulated limit is the "
-            "cap on all of them together."
+            " This build guards modules by identity, so every new instance of a module starts a per-object count "
+            "of its own, and the per-function limit alone cannot stop a model that is rebuilt again and again; "
+            "whether such a loop ever reaches the accumulated limit is measured on the "
+            "[Across releases](releases.md#does-a-model-rebuilt-in-a-loop-ever-reach-the-accumulated-limit) page."
         )
     else:
         text += (

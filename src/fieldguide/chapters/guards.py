@@ -424,8 +424,12 @@ def explain_table(result: SnippetResult, anatomy: SnippetResult) -> str:
     rows = []
     for builder, name, mine in matched:
         if mine:
-            kinds = Counter(g.kind if not g.flat else "(unlabelled)" for g in mine)
-            note = ", ".join(f"{n}× {code(k)}" for k, n in kinds.items()) + markers_for([guard_ev(anatomy, g) for g in mine])
+            if mine[0].flat:
+                note = plural(len(mine), "unlabelled line")
+            else:
+                kinds = Counter(g.kind for g in mine)
+                note = ", ".join(f"{n}× {code(k)}" for k, n in kinds.items())
+            note += markers_for([guard_ev(anatomy, g) for g in mine])
         else:
             note = "nothing"
         rows.append([code(builder) + markers_for([line_of(result, builder + " ")]), code(name) if name else "—", str(len(mine)), note])

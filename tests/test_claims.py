@@ -1,0 +1,135 @@
+"""Claims and their evidence: every sentence about torch rests on output its page displays.
+
+Each chapter is rendered (its `python exec` blocks run, as during a build) from the record of
+every torch the tests hold: the live build and every captured record that is current for
+today's snippets. Every claim must carry evidence; every evidence line must occur verbatim in
+an output block of the same page; every value a claim quotes must occur in its evidence.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+from fieldguide import claims
+from fieldguide.claims import Derived, Evidence, claim, problems, render_page
+from fieldguide.measure import site_jobs, stale_entries
+from fieldguide.record import BuildRecord
+
+from fixtures import FIXTURES
+
+CHAPTERS = ["guards.md", "dynamic.md"]
+
+
+def captured_records() -> dict[str, Path]:
+    """Every record the repository holds: committed releases (records/) and test fixtures."""
+    found = {p.name.removesuffix(".json.gz"): p for p in sorted((FIXTURES / "records").glob("torch-*.json.gz"))}
+    found.update({"records/" + p.name.removesuffix(".json.gz"): p for p in sorted((ROOT / "records").glob("torch-*.json.gz"))})
+    return found
+
+
+RECORDS = captured_records()
+
+
+def _current(build: BuildRecord) -> list[str]:
+    """What today's pages need that this record lacks or holds from older snippets."""
+    gaps = stale_entries(build, site_jobs(ROOT), ROOT / "snippets")
+    chapter_runs = gaps["missing"] + gaps["stale"]
+    return [g for g in chapter_runs if g.startswith(("snippets/guards/", "snippets/dynamic/"))]
+
+
+@pytest.fixture(scope="module")
+def live(site_record) -> BuildRecord:
+    return BuildRecord.from_json(site_record)
+
+
+def check_pages(build: BuildRecord) -> list[str]:
+    found = []
+    for page in CHAPTERS:
+        rendered = render_page((ROOT / "docs" / page).read_text(), build)
+        assert rendered.claims, f"docs/{page} rendered no claim from torch {build.torch}"
+        for c in rendered.claims:
+            found += [f"docs/{page} (torch {build.torch}): {p} — in: {c.text[:120]}" for p in problems(c, rendered.displayed)]
+    return found
+
+
+def test_every_claim_of_the_live_build_rests_on_its_pages_output(live):
+    assert check_pages(live) == []
+
+
+@pytest.mark.parametrize("name", sorted(RECORDS))
+def test_every_claim_of_a_captured_record_rests_on_its_pages_output(name):
+    build = BuildRecord.read(RECORDS[name])
+    gaps = _current(build)
+    if gaps:
+        pytest.skip(f"{name} predates today's snippets ({len(gaps)} chapter runs missing or stale, e.g. {gaps[0]}): "
+                    f"re-measure it with nox -s matrix")
+    assert check_pages(build) == []
+
+
+def _tamper(build: BuildRecord, path: str, old: str, new: str, field: str = "stdout") -> BuildRecord:
+    """A deliberately wrong record: what the chapter code reads differs from what the page displays."""
+    wrong = copy.deepcopy(build)
+    result = next(s for s in wrong.snippets if s.path == f"snippets/{path}")
+    text = getattr(result, field) if field != "logs" else result.logs["guards"]
+    assert old in text, (path, old)
+    if field == "logs":
+        result.logs["guards"] = text.replace(old, new)
+    else:
+        setattr(result, field, text.replace(old, new))
+    return wrong
+
+
+def test_a_sentence_quoting_a_count_the_output_does_not_show_fails(live):
+    line = next(ln for ln in live.find("guards/module_counts.py").stdout.splitlines() if ln.startswith("ensemble of 4"))
+    count = line.split("graphs=")[1]
+    wrong = _tamper(live, "guards/module_counts.py", line, line.replace(f"graphs={count}", f"graphs={int(count) + 7}"))
+    found = check_pages(wrong)
+    assert any(f"quoted value '{int(count) + 7}' does not occur" in p for p in found), found
+
+
+def test_a_sentence_read_from_another_run_than_the_one_shown_fails(live):
+    """Issue 10, item 4: the quoted guard id must be the one in the log displayed above it."""
+    result = live.find("guards/stale_helper.py")
+    m = re.search(r"___check_obj_id\(G\['helper'\]\.__code__, (\d+)\)", result.log("guards"))
+    assert m, "this torch printed no guard on the helper's code object"
+    wrong = _tamper(live, "guards/stale_helper.py", m.group(1), "123456789", field="logs")
+    found = check_pages(wrong)
+    assert any("123456789" in p for p in found), found
+
+
+def test_a_claim_without_evidence_or_with_an_unquoted_value_fails():
+    assert problems(claim("Dynamo compiled {n} graphs.", n=3), {}) == [
+        "no evidence", "quoted value '3' does not occur in the claim's evidence"]
+    ev = Evidence("python snippets/x.py", "entries=16  graphs=2")
+    shown = {"python snippets/x.py": "entries=16  graphs=2\n"}
+    assert problems(claim("{n} graphs", evidence=[ev], n=2), shown) == []
+    assert problems(claim("{n} graphs", evidence=[ev], n=1), shown)  # "1" is not a digit of "16"
+    assert problems(claim("slope {s}", evidence=[ev], s=Derived(0.7, "0.70")), shown) == []
+    assert problems(claim("{n} graphs", evidence=[ev], n=2), {}) == [f"evidence from a run the page does not display: {ev.run}"]
+
+
+def test_every_fact_is_defined_once_and_evaluates_on_any_record(live):
+    from fieldguide import facts
+
+    assert len(claims.FACTS) == len(set(claims.FACTS)) > 20
+    values = facts.facts(live)
+    for name, f in claims.FACTS.items():
+        measured = facts.evaluate(f, live)
+        if any(r.path.startswith("releases/") for r in f.runs) and measured is None:
+            continue  # measured for the Across releases page
+        assert measured is not None, name
+        assert values[name] == f.show(measured.value)
+        assert measured.evidence, f"fact {name!r} has no evidence"
+
+
+def test_markers_survive_markdown_and_name_their_line():
+    ev = Evidence("TORCH_LOGS=guards python snippets/a.py", "| +- GLOBAL_STATE: ___check_global_state() `x` *y* \\z")
+    html = claims.markers_for([ev])
+    for raw in ("|", "`", "*", "\\", "_"):
+        assert raw not in html.split('data-line="')[1].split('"')[0]
+    assert f'href="#{ev.anchor}"' in html and 'data-nth="0"' in html
