@@ -133,3 +133,40 @@ def test_markers_survive_markdown_and_name_their_line():
     for raw in ("|", "`", "*", "\\", "_"):
         assert raw not in html.split('data-line="')[1].split('"')[0]
     assert f'href="#{ev.anchor}"' in html and 'data-nth="0"' in html
+
+
+SCRATCH_MKDOCS = """
+site_name: scratch
+docs_dir: docs
+plugins:
+  - markdown-exec
+  - fieldguide:
+      cache_dir: cache
+markdown_extensions:
+  - pymdownx.superfences
+"""
+
+CLAIMING_PAGE = """
+# Scratch
+
+```snippet path="count.py" show="{show}"
+```
+
+```python exec="on"
+from fieldguide.claims import claim, line_of
+from fieldguide.record import result
+r = result("count.py")
+print(claim("It compiled {{n}} graphs.", n=2, evidence=[line_of(r, "graphs=")]).markdown())
+```
+"""
+
+
+def test_the_build_fails_on_a_claim_whose_evidence_the_page_does_not_show(scratch):
+    """The same page with show="both" is what every chapter does; the site's own build covers it."""
+    (scratch.root / "mkdocs.yml").write_text(SCRATCH_MKDOCS)
+    scratch.snippet("count.py", 'print("compiled graphs=2")\n')
+    scratch.page("index.md", CLAIMING_PAGE.format(show="source"))
+    proc = scratch.build(FIELDGUIDE_EXECUTOR="fresh")
+    assert proc.returncode != 0, proc.stdout + proc.stderr
+    assert "claims without their evidence on the page" in proc.stderr
+    assert "evidence from a run the page does not display: python snippets/count.py" in proc.stderr

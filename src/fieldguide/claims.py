@@ -218,9 +218,9 @@ _collector: contextvars.ContextVar[list[Claim] | None] = contextvars.ContextVar(
 
 
 def _collect(c: Claim) -> None:
-    bucket = _collector.get()
-    if bucket is not None and c not in bucket:
-        bucket.append(c)
+    for bucket in (_collector.get(), _page_bucket):
+        if bucket is not None and c not in bucket:
+            bucket.append(c)
 
 
 @contextmanager
@@ -231,6 +231,26 @@ def collecting() -> Iterator[list[Claim]]:
         yield bucket
     finally:
         _collector.reset(token)
+
+
+# -- a page being built (the plugin brackets each page's rendering) ------------------------------------
+_page_bucket: list[Claim] | None = None
+
+
+def begin_page() -> None:
+    """Start collecting the claims a page renders (fieldguide.plugin, on_page_markdown)."""
+    global _page_bucket
+    _page_bucket = []
+
+
+def end_page(page_markdown: str, build: BuildRecord) -> list[str]:
+    """Stop collecting; what is wrong with the page's claims, given the outputs it displays."""
+    global _page_bucket
+    found, _page_bucket = _page_bucket or [], None
+    if not found:
+        return []
+    shown = displayed_outputs(page_markdown, build)
+    return [f"{p} — in: {c.text[:100]}" for c in found for p in problems(c, shown)]
 
 
 # -- the check ------------------------------------------------------------------------------------
@@ -288,8 +308,11 @@ def render_page(page: str, build: BuildRecord) -> RenderedPage:
     import contextlib
     import io
 
+    from . import record as _record
+
     sessions: dict[str, dict] = {}
     printed = []
+    before = _record._current
     set_current(build)
     try:
         with collecting() as found:
@@ -300,5 +323,5 @@ def render_page(page: str, build: BuildRecord) -> RenderedPage:
                     exec(compile(m.group("code"), "<page>", "exec"), namespace)
                 printed.append(buffer.getvalue())
     finally:
-        set_current(None)
+        set_current(before)
     return RenderedPage("\n".join(printed), found, displayed_outputs(page, build))

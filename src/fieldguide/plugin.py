@@ -27,7 +27,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import File
 
-from . import downloads, gym, notebook, record, releases, render
+from . import claims, downloads, gym, notebook, record, releases, render
 from .cache import Cache
 from .collect import CollectError
 from .execute import ExecutionFailed, current_toolchain, execute, source_digest
@@ -270,6 +270,17 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
             return
         for path, text in releases.output_files(releases.columns(self.root, build)).items():
             files.append(File.generated(config, path, content=text))
+
+    def on_page_markdown(self, markdown, page, config, files):
+        self._page_markdown = markdown
+        claims.begin_page()  # collect the claims this page's code renders
+        return markdown
+
+    def on_page_content(self, html, page, config, files):
+        wrong = claims.end_page(getattr(self, "_page_markdown", ""), record.current())
+        if wrong:
+            raise PluginError(f"fieldguide: {page.file.src_uri}: claims without their evidence on the page:\n" + "\n".join(wrong))
+        return html
 
     def on_serve(self, server, config, builder):
         server.watch(str(self.snippets_dir))
