@@ -450,11 +450,12 @@ def explain_summary(result: SnippetResult, anatomy: SnippetResult) -> str:
         state = next((g for g in guards if g.family == "GLOBAL_STATE" and not g.flat), None)
         held = [(b, GLOBAL_STATE_KEYS[b]) for b in silent.value if b in GLOBAL_STATE_KEYS]
         if state is not None and held:
-            keys = [k for _, k in held if f'"{k}"' in state.predicate]
-            if keys:
+            held = [(b, k) for b, k in held if f'"{k}"' in state.predicate]
+            if held:
                 text.append(claim(
-                    "Their state is not unguarded: the printed `GLOBAL_STATE` line holds it ({keys}).",
-                    keys=Derived(keys, ", ".join(code(f'"{k}"') for k in keys)), evidence=[guard_ev(anatomy, state)]).markdown())
+                    "What {builders} would check is not unguarded: the printed `GLOBAL_STATE` line holds it ({keys}).",
+                    builders=Derived([b for b, _ in held], ", ".join(code(b) for b, _ in held)),
+                    keys=Derived([k for _, k in held], ", ".join(code(f'"{k}"') for _, k in held)), evidence=[guard_ev(anatomy, state)]).markdown())
     many = [(b, mine) for b, _, mine in matched if len(mine) > 1]
     for builder, mine in many[:1]:
         text.append(claim("In the other direction, one {q_builder} object printed **{n} lines**.",
@@ -616,11 +617,12 @@ def module_verdict(guards_run: SnippetResult, counts_run: SnippetResult) -> str:
     else:
         out.append(claim(
             "**This build guards modules by type and attributes.** `self` gets {q_guard}, and the code's reads of "
-            "`self` become guards of their own. Identical instances share a graph: the 16-member ensemble compiled "
-            "{ensemble} {g1} and the model rebuilt in a loop compiled {loop} {g2}.",
-            evidence=list(regime.evidence) + list(ensemble.evidence) + list(loop.evidence),
-            q_guard=next(g.predicate for g in self_guards(guards_run)[0] if g.source == "L['self']" and g.kind == "TYPE_MATCH"),
-            ensemble=ensemble.value, loop=loop.value,
+            "`self` become guards of their own.", evidence=list(regime.evidence),
+            q_guard=next(g.predicate for g in self_guards(guards_run)[0] if g.source == "L['self']" and g.kind == "TYPE_MATCH")).markdown())
+        share = "Identical instances share a graph" if ensemble.value == 1 and loop.value == 1 else "Identical instances do not all share a graph"
+        out.append(claim(
+            share + ": the 16-member ensemble compiled {ensemble} {g1} and the model rebuilt in a loop compiled {loop} {g2}.",
+            evidence=list(ensemble.evidence) + list(loop.evidence), ensemble=ensemble.value, loop=loop.value,
             g1=Derived("graph" if ensemble.value == 1 else "graphs"), g2=Derived("graph" if loop.value == 1 else "graphs")).markdown())
     if reasons:
         out.append(claim("The second instance recompiled because {q_reason} failed.", q_reason=Derived(reasons[0], shorten(reasons[0], 120)),
@@ -635,9 +637,9 @@ def module_verdict(guards_run: SnippetResult, counts_run: SnippetResult) -> str:
                      n=varied, g=Derived("graph" if varied.value == 1 else "graphs")).markdown()
         if pinned.value == "no":
             text += " " + claim(
-                "The second entry's guards above explain it: `k` is no longer compared with a value there (its "
-                "guards read as follows), so after the first miss the float became a symbol that every later value "
-                "reuses.", evidence=list(pinned.evidence)).markdown()
+                "The second entry's guards, in the table above, explain it: they no longer compare `k` with a value, "
+                "only check what kind of number it is, so after the first miss the float became a symbol that every "
+                "later value reuses.", evidence=list(pinned.evidence)).markdown()
         out.append(text)
     return " ".join(out)
 
