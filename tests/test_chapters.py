@@ -144,6 +144,8 @@ def test_five_calls_and_no_grad_reason():
 def test_module_regime():
     assert g.module_regime(OLD.find("guards/module_guards.py")) == "identity"
     assert g.module_regime(NEW.find("guards/module_guards.py")) == "type"
+    assert g.second_entry_pins_k(OLD.find("guards/module_guards.py")).value == "neither entry does"  # identity: k unguarded
+    assert g.second_entry_pins_k(NEW.find("guards/module_guards.py")).value == "no, only the first"
 
 
 def test_item3_members_differing_in_a_float_attribute_follow_the_count(live):
@@ -153,7 +155,7 @@ def test_item3_members_differing_in_a_float_attribute_follow_the_count(live):
     assert "still compile separately" not in verdict
     if varied < 4:
         assert f"did **not** compile one graph each: {varied} graph" in verdict
-        if g.second_entry_pins_k(live.find("guards/module_guards.py")).value == "no":
+        if g.second_entry_pins_k(live.find("guards/module_guards.py")).value == "no, only the first":
             assert "no longer compare `k` with a value" in verdict
     else:
         assert f"compiled one graph each: {varied} graphs" in verdict
@@ -173,11 +175,14 @@ def test_item4_the_helper_verdict_quotes_the_run_it_displays(live):
     assert "Back at the first shape" in verdict  # the last printed line is explained too
 
 
-def test_stale_helper_on_another_release():
-    build = current("2.2.2", g.HELPER)
-    result = build.find("guards/stale_helper.py")
-    verdict = plain(g.helper_verdict(result))
-    assert ("kept running the old body" in verdict) == g.helper_is_stale(result)
+def test_stale_helper_verdict_follows_the_run():
+    old, new = g.HELPER.find(OLD), g.HELPER.find(NEW)  # measured before the page showed guards with it
+    assert g.helper_is_stale(old) and not g.helper_is_stale(new)
+    old_v, new_v = plain(g.helper_verdict(old)), plain(g.helper_verdict(new))
+    assert "kept running the old body" in old_v and "`[2.0, 2.0, 2.0]`" not in old_v and "[2.0, 2.0, 2.0]" in old_v
+    assert "recompiled at once" in new_v
+    for v in (old_v, new_v):
+        assert "Back at the first shape" in v
 
 
 def test_item10_every_measured_torch_has_a_change_no_guard_sees(live):

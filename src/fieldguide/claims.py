@@ -92,9 +92,20 @@ class Measured:
 class Run:
     path: str  # relative to snippets/
     env: tuple[tuple[str, str], ...] = ()
+    # environments the same snippet ran under in records measured before its page changed them
+    # (a fact whose value does not depend on the log channels can still be read from those)
+    earlier: tuple[tuple[tuple[str, str], ...], ...] = ()
 
     def find(self, build: BuildRecord) -> SnippetResult:
-        return build.find(self.path, **dict(self.env))
+        try:
+            return build.find(self.path, **dict(self.env))
+        except LookupError:
+            for env in self.earlier:
+                try:
+                    return build.find(self.path, **dict(env))
+                except LookupError:
+                    continue
+            raise
 
 
 @dataclass(frozen=True)
@@ -115,10 +126,12 @@ class Fact:
 FACTS: dict[str, Fact] = {}
 
 
-def run(path: str, logs: str = "", **env: str) -> Run:
+def run(path: str, logs: str = "", earlier_logs: tuple[str, ...] = (), **env: str) -> Run:
+    """A run of snippets/<path> under TORCH_LOGS=<logs>; `earlier_logs`: its channels in older records."""
+    earlier = tuple(tuple(sorted({**env, **({"TORCH_LOGS": e} if e else {})}.items())) for e in earlier_logs)
     if logs:
         env["TORCH_LOGS"] = logs
-    return Run(path, tuple(sorted(env.items())))
+    return Run(path, tuple(sorted(env.items())), earlier)
 
 
 def fact(name: str, *runs: Run, show: Callable[[object], str] = str) -> Callable[[Callable[..., Measured]], Fact]:

@@ -24,7 +24,7 @@ DISPATCH = run("guards/dispatch_keys.py")
 FIVE = run("guards/five_calls.py", "recompiles")
 MODULE_GUARDS = run("guards/module_guards.py", "guards,recompiles")
 MODULE_COUNTS = run("guards/module_counts.py")
-HELPER = run("guards/stale_helper.py", "recompiles,guards")
+HELPER = run("guards/stale_helper.py", "recompiles,guards", earlier_logs=("recompiles",))
 UNGUARDED = run("guards/unguarded.py", "recompiles")
 
 GROUP_TITLES = {
@@ -51,6 +51,8 @@ def guard_ev(result: SnippetResult, guard: Guard, dump: int = 0):
 
 def _header_ev(result: SnippetResult, dump: int = 0):
     """The first line of a dump: the evidence for what a dump does or does not contain."""
+    if not parse_guards_log(result.log("guards")):
+        return line_of(result, result.output.strip().splitlines()[0] if result.output.strip() else "")
     return in_dump(result, dump, "TREE_GUARD_MANAGER:" if is_tree(result) else "GUARDS:")
 
 
@@ -598,10 +600,15 @@ def second_entry_pins_k(result: SnippetResult) -> Measured:
     dumps = self_guards(result)
     if len(dumps) < 2:
         return Measured("no second entry", (_header_ev(result),))
-    eq = [g for g in dumps[1] if g.source == "L['self'].k" and re.search(r"==\s*[\d.]+$", g.predicate)]
-    if eq:
-        return Measured("yes", (guard_ev(result, eq[0], 1),))
-    return Measured("no", tuple(guard_ev(result, g, 1) for g in dumps[1] if g.source == "L['self'].k") or (_header_ev(result, 1),))
+
+    def pins(i):
+        return [g for g in dumps[i] if g.source == "L['self'].k" and re.search(r"==\s*[\d.]+$", g.predicate)]
+
+    if pins(1):
+        return Measured("yes", (guard_ev(result, pins(1)[0], 1),))
+    if not pins(0):
+        return Measured("neither entry does", (_header_ev(result), _header_ev(result, 1)))
+    return Measured("no, only the first", tuple(guard_ev(result, g, 1) for g in dumps[1] if g.source == "L['self'].k") or (_header_ev(result, 1),))
 
 
 def module_verdict(guards_run: SnippetResult, counts_run: SnippetResult) -> str:
@@ -635,7 +642,7 @@ def module_verdict(guards_run: SnippetResult, counts_run: SnippetResult) -> str:
     else:
         text = claim("Members that differ in the float attribute did **not** compile one graph each: {n} {g} for 4 values of `k`.",
                      n=varied, g=Derived("graph" if varied.value == 1 else "graphs")).markdown()
-        if pinned.value == "no":
+        if pinned.value == "no, only the first":
             text += " " + claim(
                 "The second entry's guards, in the table above, explain it: they no longer compare `k` with a value, "
                 "only check what kind of number it is, so after the first miss the float became a symbol that every "
