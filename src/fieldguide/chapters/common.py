@@ -34,3 +34,34 @@ def steps(stdout: str) -> list[tuple[str, int]]:
 
 def plural(n: int, word: str, many: str | None = None) -> str:
     return f"{n} {word if n == 1 else (many or word + 's')}"
+
+
+# -- other releases, from the committed records (never typed) ------------------------------------
+_matrix_cache: dict[int, tuple] = {}
+
+
+def _matrix():
+    """The release matrix for the build in progress: (columns, fact rows), computed once per build."""
+    from pathlib import Path
+
+    from .. import record, releases, render
+
+    build = record.current()
+    if id(build) not in _matrix_cache:
+        root = render.SNIPPETS_DIR.parent if render.SNIPPETS_DIR else Path(__file__).resolve().parents[3]
+        cols = releases.columns(root, build)
+        _matrix_cache.clear()
+        _matrix_cache[id(build)] = (cols, releases.fact_rows(cols, root / "snippets"))
+    return _matrix_cache[id(build)]
+
+
+def across(*names: str) -> str:
+    """How the releases this guide measures answer the same facts: a collapsed note, one line per fact,
+    rendered from the committed release records by the Across releases page's own code."""
+    from .. import releases
+
+    cols, rows = _matrix()
+    lines = [f"    - {releases.history(cols, rows, name)}" for name in names]
+    return '??? abstract "On the other releases this guide measures"\n\n' + "\n".join(lines) + (
+        "\n\n    Each value links from the [Across releases](releases.md) table to the output it was read from.\n"
+    )

@@ -15,7 +15,7 @@ from ..claims import Derived, Measured, claim, fact, in_dump, line_of, markers_f
 from ..parse.guard_dump import TENSOR_FIELDS, Guard, parse_check_tensor, parse_guards_log, split_dumps, tensor_check
 from ..parse.recompiles import attribute_to_steps, parse_recompiles
 from ..record import SnippetResult
-from .common import STEP_RE, code, plural, shorten, steps, table
+from .common import STEP_RE, across, code, plural, shorten, steps, table  # noqa: F401  (across: for the pages)
 
 ANATOMY = run("guards/anatomy.py", "guards")
 EXPLAIN = run("guards/explain.py")
