@@ -37,7 +37,7 @@ def plural(n: int, word: str, many: str | None = None) -> str:
 
 
 # -- other releases, from the committed records (never typed) ------------------------------------
-_matrix_cache: dict[int, tuple] = {}
+_matrix_cache: dict[tuple, tuple] = {}
 
 
 def _matrix():
@@ -47,12 +47,13 @@ def _matrix():
     from .. import record, releases, render
 
     build = record.current()
-    if id(build) not in _matrix_cache:
+    key = (id(build), build.torch, build.built_at, len(build.snippets))
+    if key not in _matrix_cache:
         root = render.SNIPPETS_DIR.parent if render.SNIPPETS_DIR else Path(__file__).resolve().parents[3]
         cols = releases.columns(root, build)
         _matrix_cache.clear()
-        _matrix_cache[id(build)] = (cols, releases.fact_rows(cols, root / "snippets"))
-    return _matrix_cache[id(build)]
+        _matrix_cache[key] = (cols, releases.fact_rows(cols, root / "snippets"))
+    return _matrix_cache[key]
 
 
 def across(*names: str) -> str:
