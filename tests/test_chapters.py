@@ -279,7 +279,7 @@ def test_item6_cache_walk_states_the_measured_slope(live):
         table = dyn.walk_table(r)
         assert all(f"{t:.1f}" in table for _, t in rows)
         summary = plain(dyn.walk_summary(r))
-        assert f"**{dyn.walk_slope(r):.2f} µs per entry**" in summary and "this machine's figures" in summary
+        assert f"slope of **{dyn.walk_slope(r):.2f} µs per entry**" in summary and "this machine's figures" in summary
     assert "A few microseconds per entry" not in (ROOT / "docs" / "dynamic.md").read_text()
 
 

@@ -230,11 +230,13 @@ def walk_summary(result: SnippetResult) -> str:
     (n0, t0), (n1, t1) = rows[0], rows[-1]
     slope = walk_slope(result)
     ev = [line_of(result, f"entries={n} ") for n, _ in rows]
-    trend = "grew" if t1 > t0 * 1.1 else "stayed flat"
+    change = slope * (n1 - n0)
+    trend = "grew" if change > 0.1 * t0 else ("fell" if change < -0.1 * t0 else "stayed roughly flat")
     return claim(
-        "On the machine that built this page, the cost per call {trend} from {t0} µs with {n0} entry to {t1} µs with "
-        "{n1} entries: a straight line fitted through all the rows rises by **{slope} µs per entry**. These are this "
-        "machine's figures, measured at build time: the shape of the curve is the lesson, the numbers are not a benchmark.",
+        "On the machine that built this page, a call took {t0} µs with {n0} entry and {t1} µs with {n1} entries; a "
+        "straight line fitted through all the rows has a slope of **{slope} µs per entry**: the cost per call {trend} "
+        "as the cache grew. These are this machine's figures, measured at build time: the shape of the curve is the "
+        "lesson, the numbers are not a benchmark.",
         evidence=ev, trend=Derived(trend), t0=f"{t0:.1f}", n0=n0, t1=f"{t1:.1f}", n1=n1, slope=Derived(slope, f"{slope:.2f}"),
     ).markdown()
 

@@ -757,10 +757,11 @@ def unguarded_verdict(result: SnippetResult) -> str:
             out.append("`guard_filter_fn` chooses which guards dynamo installs; every guard you drop is a change the "
                        "entry will no longer notice, which is why these filters carry `_unsafe` in their names.")
     else:
-        line = next((k for k in r if k in ("skip_guard_on_globals_unsafe", "guard_filter_fn")), None)
-        if line:
-            out.append(claim("This torch cannot filter guards that way: the snippet printed {q_line}.",
-                             q_line=f"{line}", evidence=[ev(line)]).markdown())
+        label = next((k for k in r if k in ("skip_guard_on_globals_unsafe", "guard_filter_fn")), None)
+        if label:
+            printed = ev(label)
+            out.append(claim("This torch cannot drop its guards on globals that way; the snippet printed {q_line}.",
+                             q_line=printed.line, evidence=[printed]).markdown())
     if "constant, first call" in r:
         stale = r["constant, after the change"] != r["eager, after the change"]
         if stale:
