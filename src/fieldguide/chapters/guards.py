@@ -93,7 +93,7 @@ def dump_summary(result: SnippetResult) -> str:
     return claim(
         "This torch printed the guards as {fmt}: **{n} checks** for a function of one tensor and one float. "
         "By where they come from: {parts}.",
-        evidence=list(fmt.evidence),
+        evidence=list(fmt.evidence) + [e for e in n.evidence if e not in fmt.evidence],
         fmt=Derived(fmt.value, words[fmt.value]), n=Derived(n.value), parts=Derived(parts),
     ).markdown()
 
