@@ -107,3 +107,15 @@ def test_a_link_to_an_evidence_line_opens_highlighted(browser, built_site):
         page.goto(f"{base}/guards/{href}")
         line = active_line(page)
         assert line.count() == 1 and line.get_attribute("id") == href[1:] and line.is_visible()
+
+
+@pytest.mark.parametrize("path", ["guards", "dynamic"])
+def test_markers_and_a_highlighted_line_pass_the_accessibility_check(browser, built_site, path):
+    from axe_playwright_python.sync_playwright import Axe
+
+    with serve(built_site) as base:
+        page, _ = open_page(browser, base, path)
+        page.locator(".fg-ev a").first.click()
+        results = Axe().run(page)
+        serious = [v["id"] for v in results.response["violations"] if v["impact"] in ("serious", "critical")]
+        assert serious == []
