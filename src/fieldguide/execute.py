@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timezone
 from importlib import metadata
@@ -19,6 +18,7 @@ from .collect import Job, local_imports
 from .executors import RawRun
 from .progress import Progress
 from .record import SnippetResult, python_version, result_from_run
+from .settings import default_workers
 
 STDERR_TAIL = 15
 
@@ -70,10 +70,9 @@ def failure_message(job: Job, result: SnippetResult, timed_out: bool) -> str:
         what = f"ran past its timeout of {job.timeout:g}s and was killed (with its child processes)"
     else:
         what = f"exited with code {result.exit_code}, but its fence declares exit={job.exit}"
-    env = " ".join(f"{k}={v}" for k, v in job.env.items())
     tail = (result.stderr or result.output).rstrip("\n").splitlines()[-STDERR_TAIL:]
     body = "\n".join("    " + t for t in tail) or "    (no output)"
-    return f"{pages}: {job.display_path} {what}.\n  ran as: {env + ' ' if env else ''}python {job.display_path}\n  last lines of stderr:\n{body}"
+    return f"{pages}: {job.display_path} {what}.\n  ran as: {job.id.command_line()}\n  last lines of stderr:\n{body}"
 
 
 def _result(job: Job, raw: RawRun, root: Path, cached: bool, digest: str, measured_at: str) -> SnippetResult:
@@ -86,8 +85,6 @@ def _result(job: Job, raw: RawRun, root: Path, cached: bool, digest: str, measur
     return result
 
 
-def default_workers() -> int:
-    return max(1, min(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1, 8))
 
 
 def execute(

@@ -1,78 +1,133 @@
 """The MkDocs plugin that wires the pipeline stages into a build.
 
-    on_config  register the ``snippet`` fence (render.py) with pymdownx.superfences
-    on_files   collect (collect.py) -> execute (execute.py) -> current record (record.py)
-    pages      render from the record; chapter code reads it through fieldguide.record
-    on_post_build  write site/record.json
+    on_startup     remember the command; under `mkdocs serve` the plugin (and its executor) live
+                   for the whole session, so rebuilds reuse warm workers that imported torch once
+    on_config      resolve the settings once (settings.py); register the ``snippet`` fence
+                   (render.py); put the chapters (settings.chapters) into the nav
+    on_files       collect (collect.py) -> execute (execute.py) -> record (record.py); activate the
+                   build context (context.py) that pages render from; add downloads and notebooks
+    on_post_build  write site/record.json; prune the cache to its size cap
+    on_shutdown    stop the executor's workers
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
+import sys
 from pathlib import Path
 
-from mkdocs.config import config_options as c
-from mkdocs.config.base import Config
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File
 
-from . import downloads, gym, notebook, record, releases, render
+from . import context, downloads, gym, notebook, record, releases, render
 from .cache import Cache
 from .collect import CollectError
 from .execute import ExecutionFailed, current_toolchain, execute
 from .executors import make_executor
 from .fences import FENCE_NAME
+from .identity import SnippetId
 from .measure import jobs_for_pages
+from .progress import log
+from .settings import FieldGuideConfig, Settings, SettingsError
 
-def _env_flag(name: str) -> bool:
-    return os.environ.get(name, "").lower() in {"1", "true", "yes", "on"}
+NAV_CHAPTERS = "fieldguide:chapters"  # placeholders in mkdocs.yml's nav, filled from the chapters option
+NAV_NOTEBOOKS = "fieldguide:notebooks"
 
 
-class FieldGuideConfig(Config):
-    snippets_dir = c.Type(str, default="snippets")
-    cache_dir = c.Type(str, default=".fieldguide-cache")
-    executor = c.Choice(("warm", "fresh"), default="warm")
-    workers = c.Type(int, default=0)
-    refresh = c.Type(bool, default=False)
-    base_record = c.Type(str, default="")
+def _fail(message: str) -> PluginError:
+    return PluginError(f"fieldguide: {message}")
+
+
+def engine_fingerprint() -> str:
+    """Changes when the engine's code changes (a warm worker imported the old one)."""
+    here = Path(__file__).resolve().parent
+    stats = sorted((p.name, p.stat().st_mtime_ns, p.stat().st_size) for p in here.glob("*.py"))
+    return hashlib.sha256(repr(stats).encode()).hexdigest()[:16]
 
 
 class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
+    def __init__(self) -> None:
+        self.command = "build"
+        self._executor = None
+        self._executor_key: tuple | None = None
+        self.settings: Settings | None = None
+        self.build: context.BuildContext | None = None
+
+    def on_startup(self, *, command, dirty) -> None:
+        # Defining on_startup keeps this object for the whole `mkdocs serve` session.
+        self.command = command
+
+    def on_shutdown(self) -> None:
+        self._close_executor()
+
     def on_config(self, config):
         if "pymdownx.superfences" not in config["markdown_extensions"]:
-            raise PluginError("fieldguide: the 'pymdownx.superfences' markdown extension is required")
-        self.root = Path(config["config_file_path"]).resolve().parent
-        self.snippets_dir = (self.root / self.config.snippets_dir).resolve()
-        render.SNIPPETS_DIR = self.snippets_dir
+            raise _fail("the 'pymdownx.superfences' markdown extension is required")
+        root = Path(config["config_file_path"]).resolve().parent
+        try:
+            self.settings = Settings.resolve(self.config, root)
+        except SettingsError as exc:
+            raise _fail(str(exc)) from None
         fences = config["mdx_configs"].setdefault("pymdownx.superfences", {}).setdefault("custom_fences", [])
         if not any(f.get("name") == FENCE_NAME for f in fences):
             fences.append({"name": FENCE_NAME, "class": FENCE_NAME, "validator": render.validator, "format": render.formatter})
+        if config["nav"]:
+            config["nav"] = self._nav(config["nav"])
         return config
 
+    def _nav(self, nav: list) -> list:
+        """Fill the nav's placeholders with one entry per chapter (its page, or its notebook)."""
+        chapters = self.settings.chapters
+        fill = {
+            NAV_CHAPTERS: [{f"{ch.number}. {ch.title}": ch.page} for ch in chapters],
+            NAV_NOTEBOOKS: [{f"{ch.number}. {ch.title}": ch.notebook} for ch in chapters],
+        }
+
+        def walk(items):
+            out = []
+            for item in items:
+                if isinstance(item, dict):
+                    (title, value), = item.items()
+                    if isinstance(value, str) and value in fill:
+                        out.append({title: fill[value]})
+                    elif isinstance(value, list):
+                        out.append({title: walk(value)})
+                    else:
+                        out.append(item)
+                else:
+                    out.append(item)
+            return out
+
+        return walk(nav)
+
     def on_files(self, files, config):
+        settings = self.settings
         docs = Path(config["docs_dir"]).resolve()
-        docs_label = os.path.relpath(docs, self.root)
+        docs_label = os.path.relpath(docs, settings.root)
         pages, urls = {}, {}
         for file in files.documentation_pages():
             name = f"{docs_label}/{file.src_uri}"
             pages[name] = Path(file.abs_src_path).read_text(encoding="utf-8")
             urls[name] = file.url or "./"
+        missing = [ch.page for ch in settings.chapters if f"{docs_label}/{ch.page}" not in pages]
+        if missing:
+            raise _fail(f"chapters listed in mkdocs.yml have no page: {', '.join(missing)}")
         try:
-            jobs = jobs_for_pages(pages, docs_label, self.snippets_dir)
+            jobs = jobs_for_pages(pages, docs_label, settings.snippets_dir)
         except gym.DrillError as exc:
-            raise PluginError(f"fieldguide: {exc}") from None
+            raise _fail(str(exc)) from None
         except CollectError as exc:
-            raise PluginError(f"fieldguide: bad snippet fence(s):\n{exc}") from None
-        replay = os.environ.get("FIELDGUIDE_REPLAY")
-        if replay:  # execution disabled: render from an earlier build's record
-            build = self._replay(Path(replay), jobs)
+            raise _fail(f"bad snippet fence(s):\n{exc}") from None
+        if settings.replay:  # execution disabled: render from an earlier build's record
+            build = self._replay(settings.replay, jobs)
         else:
             build = record.BuildRecord.new(current_toolchain().torch, self._execute(jobs))
         for result in build.snippets:
             result.pages = [urls[p] for p in result.pages]
-        record.set_current(build)
-        self._set_base()
+        self.build = context.BuildContext(settings, build, self._base())
+        context.activate(self.build)
         self._add_downloads(files, config, build.snippets)
         self._add_release_outputs(files, config, build)
         self._add_notebooks(files, config, docs)
@@ -80,82 +135,107 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
 
     def _add_notebooks(self, files, config, docs: Path) -> None:
         """Each chapter's notebook, generated from its snippets, as a page for mkdocs-jupyter."""
-        out = self.root / (os.environ.get("FIELDGUIDE_CACHE_DIR") or self.config.cache_dir) / "generated"
-        for src_uri in notebook.generate(docs, self.snippets_dir, out):
+        out = self.settings.cache_dir / "generated"
+        for src_uri in notebook.generate(self.settings.chapters, docs, self.settings.snippets_dir, out):
             files.append(File(src_uri, str(out), config["site_dir"], config["use_directory_urls"]))
 
+    def _executor_for(self, settings: Settings):
+        """The executor, kept across the rebuilds of one `mkdocs serve` while nothing it depends on changed."""
+        key = (settings.executor, settings.workers, str(settings.root), sys.executable,
+               current_toolchain().torch, engine_fingerprint())
+        if self._executor is not None and key != self._executor_key:
+            self._close_executor()
+        if self._executor is None:
+            self._executor = make_executor(settings.executor, cwd=settings.root, workers=settings.workers)
+            self._executor_key = key
+        return self._executor
+
+    def _close_executor(self) -> None:
+        if self._executor is not None:
+            self._executor.close()
+        self._executor, self._executor_key = None, None
+
     def _execute(self, jobs):
-        executor_name = os.environ.get("FIELDGUIDE_EXECUTOR") or self.config.executor
-        workers = int(os.environ.get("FIELDGUIDE_WORKERS") or self.config.workers or 0) or None
-        refresh = self.config.refresh or _env_flag("FIELDGUIDE_REFRESH")
-        cache_dir = self.root / (os.environ.get("FIELDGUIDE_CACHE_DIR") or self.config.cache_dir)
-        executor = make_executor(executor_name, cwd=self.root, workers=workers)
+        settings = self.settings
+        executor = self._executor_for(settings)
         try:
             return execute(
                 jobs,
-                root=self.root,
-                snippets_dir=self.snippets_dir,
+                root=settings.root,
+                snippets_dir=settings.snippets_dir,
                 executor=executor,
-                cache=None if _env_flag("FIELDGUIDE_NO_CACHE") else Cache(cache_dir),
-                workers=workers,
-                refresh=refresh,
+                cache=Cache(settings.cache_dir) if settings.cache else None,
+                workers=settings.workers,
+                refresh=settings.refresh,
             )
         except ExecutionFailed as exc:
-            raise PluginError(f"fieldguide: {exc}") from None
+            raise _fail(str(exc)) from None
         finally:
-            executor.close()
+            if self.command != "serve":  # a one-off build frees its workers as soon as it is done
+                self._close_executor()
 
-    def _set_base(self) -> None:
-        base = os.environ.get("FIELDGUIDE_BASE_RECORD") or self.config.base_record
-        if base:
-            try:
-                record.set_base(record.BuildRecord.read(Path(base)))
-            except (OSError, ValueError, KeyError, TypeError) as exc:
-                raise PluginError(f"fieldguide: the base record {base} cannot be read: {exc}") from None
-        else:
-            record.set_base(None)
+    def _base(self) -> record.BuildRecord | None:
+        base = self.settings.base_record
+        if not base:
+            return None
+        try:
+            return record.BuildRecord.read(base)
+        except (OSError, ValueError) as exc:
+            raise _fail(f"the base record {base} cannot be read: {exc}") from None
 
     def _replay(self, path: Path, jobs) -> record.BuildRecord:
         """An earlier record's results, for a build with execution disabled (FIELDGUIDE_REPLAY)."""
         try:
             old = record.BuildRecord.read(path)
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            raise PluginError(f"fieldguide: cannot replay {path}: {exc}") from None
-        by_key = {(s.path, tuple(sorted(s.env.items()))): s for s in old.snippets}
+        except (OSError, ValueError) as exc:
+            raise _fail(f"cannot replay {path}: {exc}") from None
+        by_id: dict[SnippetId, record.SnippetResult] = {s.id: s for s in old.snippets}
         results, missing = [], []
         for job in jobs:
-            found = by_key.get((job.display_path, job.key[1]))
+            found = by_id.get(job.id)
             if found is None:
-                missing.append(job.display_path)
+                missing.append(job.id.label())
                 continue
             found.pages, found.cached = list(job.pages), True
             results.append(found)
         if missing:
-            raise PluginError(f"fieldguide: {path} has no result for: {', '.join(missing)}")
+            raise _fail(f"{path} has no result for: {', '.join(missing)}")
         old.snippets = results
         return old
+
     def _add_downloads(self, files, config, results) -> None:
         """Each executed snippet as a file of the site, and a zip of each chapter's snippets."""
+        root = self.settings.root
         chapters: dict[str, list[Path]] = {}
         for path in sorted({r.path for r in results}):
-            source = self.root / path
+            source = root / path
             files.append(File.generated(config, path, abs_src_path=str(source)))
-            chapters.setdefault(path.split("/")[1], []).append(source)
+            chapters.setdefault(SnippetId.of(path).path.split("/")[0], []).append(source)
         for chapter, sources in chapters.items():
-            content = downloads.zip_bytes(sources, self.root)
+            content = downloads.zip_bytes(sources, root)
             files.append(File.generated(config, f"downloads/{chapter}-snippets.zip", content=content))
 
     def _add_release_outputs(self, files, config, build) -> None:
         """Every measured release's output of every snippet, for the Across releases page to link to."""
-        if not (self.root / "records" / "releases.toml").exists():
+        root = self.settings.root
+        if not (root / "records" / "releases.toml").exists():
             return
-        for path, text in releases.output_files(releases.columns(self.root, build)).items():
+        for path, text in releases.output_files(releases.columns(root, build)).items():
             files.append(File.generated(config, path, content=text))
 
     def on_serve(self, server, config, builder):
-        server.watch(str(self.snippets_dir))
+        server.watch(str(self.settings.snippets_dir))
         return server
 
     def on_post_build(self, config):
-        build = record.current()
+        build = context.active().record
         build.write(Path(config["site_dir"]) / record.RECORD_NAME)
+        settings = self.settings
+        if settings.cache and settings.cache_max_mb > 0 and not settings.replay:
+            removed = Cache(settings.cache_dir).prune(max_bytes=settings.cache_max_mb * 1024 * 1024)
+            if removed:
+                log.info(f"cache: pruned {removed} least recently used entries (cache_max_mb={settings.cache_max_mb})")
+        context.activate(None)
+
+    def on_build_error(self, error):
+        context.activate(None)

@@ -1,44 +1,30 @@
 """Stage 4 — render: the snippet fence's formatter, built on markdown-exec's formatter API.
 
 Rendering never executes anything: the plugin ran every snippet before pages are rendered, and
-the formatter reads the result from the current build record. markdown-exec's `base_format`
+the formatter reads the result from the build in progress (context.active()). markdown-exec's `base_format`
 lays out source and output like every other markdown-exec fence on the site.
 """
 
 from __future__ import annotations
 
-import shlex
 from pathlib import Path
 from typing import Any
 
 from markdown_exec import base_format
 
 from . import record
+from .context import active
 from .fences import FenceError, SnippetFence, parse_options
-
-SNIPPETS_DIR: Path | None = None  # set by the plugin
-
-
-def command_line(path: str, env: dict[str, str]) -> str:
-    """The command a reader runs to get the same output."""
-    prefix = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
-    return f"{prefix} python {path}".strip()
-
-
-def fenced(language: str, body: str, title: str = "") -> str:
-    ticks = "`" * max(4, max((len(r) + 1 for r in body.split("\n") if set(r) == {"`"}), default=0))
-    attr = f' title="{title}"' if title else ""
-    return f"{ticks}{language}{attr}\n{body.rstrip(chr(10))}\n{ticks}"
+from .identity import code_fence
 
 
 def output_markdown(result: record.SnippetResult) -> str:
     body = result.output if result.output.strip() else "(this snippet printed nothing)"
-    return fenced("text", body, "$ " + command_line(result.path, result.env))
+    return code_fence(body, "text", "$ " + result.id.command_line(), minimum=4)
 
 
-def source_lines(fence: SnippetFence) -> str:
-    assert SNIPPETS_DIR is not None
-    text = (SNIPPETS_DIR / fence.path).read_text(encoding="utf-8")
+def source_lines(fence: SnippetFence, snippets_dir: Path) -> str:
+    text = (snippets_dir / fence.path).read_text(encoding="utf-8")
     if fence.lines:
         start, end = fence.lines
         text = "\n".join(text.splitlines()[start - 1 : end])
@@ -58,13 +44,13 @@ def formatter(source: str, language: str, css_class: str, options: dict[str, Any
     if "fence_error" in options:
         raise FenceError(options["fence_error"])
     fence: SnippetFence = options["fence"]
-    env = fence.run_env
-    display = f"snippets/{fence.path}"
-    result = next((s for s in record.current().snippets if s.path == display and s.env == env), None)
+    build = active()
+    result = next((s for s in build.record.snippets if s.id == fence.id), None)
     if result is None:
-        raise LookupError(f"{display} with env {env} was not executed in this build")
+        raise LookupError(f"{fence.id.label()} was not executed in this build")
+    display = fence.id.display
     title = fence.title or (display + (f" (lines {fence.lines[0]}-{fence.lines[1]})" if fence.lines else ""))
-    code = source_lines(fence)
+    code = source_lines(fence, build.settings.snippets_dir)
 
     if fence.show == "none":  # executed for the chapter's data; the page renders it its own way
         return ""
