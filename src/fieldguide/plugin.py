@@ -8,6 +8,11 @@
                    build context (context.py) that pages render from; add downloads and notebooks
     on_post_build  write site/record.json; prune the cache to its size cap
     on_shutdown    stop the executor's workers
+
+Under `mkdocs serve` the plugin also starts the warm workers in the background after the first
+build (so the first edit does not pay for importing torch) and keeps the theme's compiled
+templates between rebuilds (a Jinja2 bytecode cache in memory): an edit to one snippet costs
+that snippet's run plus rendering, not a torch import and a template compile.
 """
 
 from __future__ import annotations
@@ -15,7 +20,11 @@ from __future__ import annotations
 import hashlib
 import os
 import sys
+import tempfile
+import threading
 from pathlib import Path
+
+import jinja2
 
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin
@@ -54,6 +63,8 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
         self._executor_key: tuple | None = None
         self.settings: Settings | None = None
         self.build: context.BuildContext | None = None
+        self._templates = _MemoryBytecodeCache()
+        self._prewarmed = False
 
     def on_startup(self, *, command, dirty) -> None:
         # Defining on_startup keeps this object for the whole `mkdocs serve` session.
@@ -223,7 +234,31 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
         for path, text in releases.output_files(releases.columns(root, build)).items():
             files.append(File.generated(config, path, content=text))
 
+    def on_env(self, env, config, files):
+        if self.command == "serve":
+            env.bytecode_cache = self._templates
+        return env
+
+    def _prewarm(self) -> None:
+        """Start the executor's workers now (serve only), by running an empty snippet through one."""
+        if self._prewarmed or self.command != "serve" or self.settings.replay:
+            return
+        self._prewarmed = True
+        executor = self._executor_for(self.settings)
+
+        def run() -> None:
+            with tempfile.TemporaryDirectory(prefix="fieldguide-prewarm-") as tmp:
+                empty = Path(tmp) / "empty.py"
+                empty.write_text("")
+                try:
+                    executor.run(empty, {}, 120)
+                except Exception as exc:  # noqa: BLE001 - a failed prewarm only costs the first edit
+                    log.debug(f"prewarming the executor failed: {exc}")
+
+        threading.Thread(target=run, name="fieldguide-prewarm", daemon=True).start()
+
     def on_serve(self, server, config, builder):
+        self._prewarm()
         server.watch(str(self.settings.snippets_dir))
         return server
 
@@ -239,3 +274,18 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
 
     def on_build_error(self, error):
         context.activate(None)
+
+
+class _MemoryBytecodeCache(jinja2.BytecodeCache):
+    """Compiled templates kept in memory across the rebuilds of one `mkdocs serve` (keyed by source checksum)."""
+
+    def __init__(self) -> None:
+        self._store: dict[str, bytes] = {}
+
+    def load_bytecode(self, bucket) -> None:
+        code = self._store.get(bucket.key)
+        if code is not None:
+            bucket.bytecode_from_string(code)
+
+    def dump_bytecode(self, bucket) -> None:
+        self._store[bucket.key] = bucket.bytecode_to_string()
