@@ -1,7 +1,9 @@
 """Shared fixtures. Tests run inside the nox environment that has torch, so sys.executable is it.
 
-The real site is built once per session (reusing the repository's execution cache, as a
-maintainer's rebuild does), and every test that needs a build reads that one.
+The real site is built once per session, on a private cold cache (so what the tests judge was
+executed by the code under test, never read from a cache some older code filled), and every
+test that needs a build reads that one. `site_cache` is that cache, warm afterwards: a test that
+builds the site again copies it so that only what it changed runs.
 """
 
 from __future__ import annotations
@@ -28,11 +30,24 @@ def mkdocs_build(config_dir: Path, site_dir: Path, extra_env: dict | None = None
 
 
 @pytest.fixture(scope="session")
-def built_site(tmp_path_factory) -> Path:
+def site_cache(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("site-cache")
+
+
+@pytest.fixture(scope="session")
+def built_site(tmp_path_factory, site_cache) -> Path:
     site = tmp_path_factory.mktemp("site")
-    proc = mkdocs_build(ROOT, site)
+    proc = mkdocs_build(ROOT, site, {"FIELDGUIDE_CACHE_DIR": str(site_cache), "FIELDGUIDE_REFRESH": "0"})
     assert proc.returncode == 0, f"mkdocs build --strict of the site failed:\n{proc.stdout}\n{proc.stderr}"
     return site
+
+
+def copy_of_site_cache(site_cache: Path, dest: Path) -> Path:
+    """A copy of the session site's (warm) cache, for a test that builds a changed copy of the site."""
+    import shutil
+
+    shutil.copytree(site_cache, dest, ignore=shutil.ignore_patterns("generated"))
+    return dest
 
 
 @pytest.fixture(scope="session")

@@ -174,11 +174,11 @@ class BuildRecord:
                 raw = gzip.decompress(raw)
             data = json.loads(raw.decode("utf-8"))
         except (OSError, EOFError, UnicodeDecodeError, ValueError) as exc:
-            raise RecordError(f"{path}: not a build record ({exc})") from None
+            raise RecordError(f"{path} is not a build record: {exc}") from None
         try:
             return cls.from_json(data)
         except RecordError as exc:
-            raise RecordError(f"{path}: {exc}") from None
+            raise RecordError(f"{path} is not a build record: {exc}") from None
 
     @classmethod
     def from_json(cls, data: dict) -> BuildRecord:

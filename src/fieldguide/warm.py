@@ -183,6 +183,10 @@ def reset_torch_state() -> None:
     """Undo what importing torch in the worker left that a fresh process would not have."""
     import torch._logging._internal as torch_logging
 
+    if hasattr(torch_logging.log_state, "clear"):
+        # Settings the worker made (set_logs, or a TORCH_LOGS it imported torch under) survive
+        # _init_logs when the child has no TORCH_LOGS of its own: a fresh process has none.
+        torch_logging.log_state.clear()
     torch_logging._init_logs()  # handlers on the child's sys.stderr, levels from its TORCH_LOGS
     import torch._dynamo
     from torch._dynamo.utils import counters
