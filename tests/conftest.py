@@ -101,3 +101,21 @@ class Scratch:
         from fieldguide.record import BuildRecord
 
         return BuildRecord.read(self.root / "site" / "record.json")
+
+
+def output_block(page_html: str, command: str) -> list[str] | None:
+    """The lines of the output block shown under `$ command` on a page (None if there is none).
+
+    Assertions about what a page shows read this block, not the whole page: the source listing
+    above it contains the same words as the snippet's print calls."""
+    import html as _html
+    import re
+
+    m = re.search(
+        r'<span class="filename">' + re.escape("$ " + _html.escape(command, quote=False)) + r"</span><pre>(.*?)</pre>",
+        page_html, re.S,
+    )
+    if m is None:
+        return None
+    text = _html.unescape(re.sub(r"<[^>]+>", "", m.group(1)))
+    return text.rstrip("\n").split("\n")
