@@ -21,10 +21,10 @@ ROOT = Path(__file__).resolve().parent.parent
 QUIET = {"NO_MKDOCS_2_WARNING": "1", "DISABLE_MKDOCS_2_WARNING": "true"}
 
 
-def mkdocs_build(config_dir: Path, site_dir: Path, extra_env: dict | None = None) -> subprocess.CompletedProcess:
+def mkdocs_build(config_dir: Path, site_dir: Path, extra_env: dict | None = None, args=()) -> subprocess.CompletedProcess:
     env = {**os.environ, **QUIET, **(extra_env or {})}
     return subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site_dir)],
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site_dir), *args],
         cwd=config_dir, env=env, capture_output=True, text=True, check=False,
     )
 
@@ -91,8 +91,8 @@ class Scratch:
         path.write_text(textwrap.dedent(text).lstrip())
         return path
 
-    def build(self, **env) -> subprocess.CompletedProcess:
-        return mkdocs_build(self.root, self.root / "site", env)
+    def build(self, *args: str, **env) -> subprocess.CompletedProcess:
+        return mkdocs_build(self.root, self.root / "site", env, args)
 
     def record(self) -> dict:
         return json.loads((self.root / "site" / "record.json").read_text())

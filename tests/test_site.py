@@ -103,3 +103,23 @@ def test_scratch_build_show_modes_and_json_data(scratch):
     assert html.count("$ python snippets/x/data.py") == 1  # one output block: the output-only fence
     assert output_block(html, "python snippets/x/data.py") == ["human line", '{"graphs": 2}']
     assert scratch.record_obj().find("x/data.py").json() == {"graphs": 2}
+
+
+def test_build_messages_go_through_the_plugin_logger(scratch):
+    """Not a terminal: one line per executed snippet, one summary line for the cache hits; -q silences both."""
+    scratch.snippet("x/one.py", "print(1)\n")
+    scratch.snippet("x/two.py", "print(2)\n")
+    scratch.page("index.md", '# Hi\n\n```snippet path="x/one.py"\n```\n\n```snippet path="x/two.py"\n```\n')
+    first = scratch.build()
+    assert first.returncode == 0, first.stderr
+    lines = [l for l in first.stderr.splitlines() if "fieldguide:" in l]
+    assert [l.split("fieldguide: ", 1)[1].split(" ran in")[0] for l in lines[:-1]] in (
+        ["[1/2] snippets/x/one.py", "[2/2] snippets/x/two.py"], ["[1/2] snippets/x/two.py", "[2/2] snippets/x/one.py"],
+    )
+    assert all(l.startswith("INFO") for l in lines)
+    assert re.search(r"fieldguide: executed 2, reused 0 from cache, 2 snippets in [\d.]+s$", lines[-1])
+    again = scratch.build()
+    lines = [l for l in again.stderr.splitlines() if "fieldguide:" in l]
+    assert len(lines) == 1 and "fieldguide: executed 0, reused 2 from cache, 2 snippets" in lines[0]
+    quiet = scratch.build("-q", FIELDGUIDE_REFRESH="1")
+    assert quiet.returncode == 0 and "fieldguide" not in quiet.stderr + quiet.stdout
