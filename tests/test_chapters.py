@@ -88,7 +88,7 @@ def test_module_regime_and_counts():
     old = g.module_verdict(OLD.find("guards/module_guards.py"), OLD.find("guards/module_counts.py"))
     new = g.module_verdict(NEW.find("guards/module_guards.py"), NEW.find("guards/module_counts.py"))
     assert "**This build guards modules by identity.**" in old and "compiled 16 graphs" in old and "compiled 5, one per rebuild" in old
-    assert "**This build guards modules by type and attributes.**" in new and re.search(r"\bcompiled 1 graph\b", new)
+    assert "**This build guards modules by type and attributes.**" in new and re.search(r"ensemble compiled 1 graph\b", new)
 
 
 def test_stale_helper_verdict():
@@ -109,7 +109,7 @@ def test_live_build_verdicts_are_consistent_with_its_own_counts(live):
         assert counts["ensemble of 16 identical members"] == 16
     else:
         n = counts["ensemble of 16 identical members"]
-        phrase = f"compiled {n} {'graph' if n == 1 else 'graphs'}"
+        phrase = f"ensemble compiled {n} {'graph' if n == 1 else 'graphs'}"
         assert re.search(rf"\b{phrase}\b", verdict), verdict  # a whole phrase: "1 graph" never matches "1 graphs"
 
 

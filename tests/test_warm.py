@@ -109,7 +109,8 @@ def test_warm_reset_undoes_what_a_dirty_worker_carries(tmp_path):
     launcher.write_text(f"#!/bin/sh\nexec {sys.executable} {script}\n")  # called as `python -m fieldguide.warm`
     launcher.chmod(0o755)
     file = tmp_path / "state.py"
-    file.write_text(STATE + "import random\nprint('unseeded', random.random())\n")
+    # unseeded draws first (STATE seeds torch's generator): each child must draw its own numbers
+    file.write_text("import random, torch\nprint('unseeded python', random.random())\nprint('unseeded torch', torch.rand(2).tolist())\n" + STATE)
     fresh_raw = FreshProcessExecutor(cwd=tmp_path).run(file, {}, 60)
     warm = WarmExecutor(python=str(launcher), cwd=tmp_path, workers=1)
     try:
@@ -124,4 +125,4 @@ def test_warm_reset_undoes_what_a_dirty_worker_carries(tmp_path):
         assert strip(warm_out) == strip(fresh)
         assert "counters {}" in warm_out and "guards logger enabled False" in warm_out
     unseeded = [line for raw in runs for line in result_from_run("s", {}, raw.events, 0, 0, tmp_path).stdout.splitlines() if line.startswith("unseeded")]
-    assert len(set(unseeded)) == 2  # not the worker's seed twice
+    assert len(unseeded) == 4 and len(set(unseeded)) == 4  # python's and torch's: not the worker's seed twice
