@@ -16,7 +16,7 @@ LESSON_PAGE = '''# A throwaway lesson
 
 ```python exec="on"
 from fieldguide import downloads
-print(downloads.chapter_links("scratchpad", "scratchpad/"))
+print(downloads.chapter_links("scratchpad"))
 ```
 '''
 REGISTRATION = "        - {slug: scratchpad, title: A throwaway lesson}\n"

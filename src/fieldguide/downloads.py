@@ -29,8 +29,11 @@ def zip_bytes(files: list[Path], root: Path) -> bytes:
     return buf.getvalue()
 
 
-def chapter_links(chapter: str, page_url: str, notebook: bool = True) -> str:
+def chapter_links(chapter: str, page_url: str | None = None, notebook: bool = True) -> str:
+    """The chapter's downloads, as links from its page (page_url defaults to the registered chapter's)."""
     build = record.current()
+    registered = active().chapter(chapter)  # a chapter of mkdocs.yml's list: its zip and notebook exist
+    page_url = page_url or registered.url
     lines = [
         "Every example in this chapter is a plain Python file. Download them and run them on your own "
         "torch; the command above each output on this page is the one to use.",
@@ -40,7 +43,6 @@ def chapter_links(chapter: str, page_url: str, notebook: bool = True) -> str:
         cmd = " or ".join(f"`{s.id.command_line()}`" for s in build.snippets if s.path == path)
         lines.append(f"- [{path.split('/')[-1]}]({relative_link(page_url, path)}): {cmd}")
     lines.append("")
-    registered = active().chapter(chapter)  # a chapter of mkdocs.yml's list: its zip and notebook exist
     zip_url = relative_link(page_url, registered.snippets_zip)
     lines.append(f"[Download all of them as a zip]({zip_url}){{ .md-button }}")
     if notebook:

@@ -83,6 +83,10 @@ class Chapter:
         return f"{self.slug}.md"
 
     @property
+    def url(self) -> str:
+        return f"{self.slug}/"  # the site uses directory URLs
+
+    @property
     def notebook(self) -> str:
         return f"notebooks/{self.slug}.py"
 
