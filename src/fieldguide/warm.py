@@ -79,7 +79,9 @@ class WarmExecutor:
     def __init__(self, python: str = sys.executable, cwd: Path | None = None, workers: int | None = None) -> None:
         self.python = python
         self.cwd = cwd
-        self.size = workers or max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1)
+        from .settings import default_workers  # not at import: the worker process needs none of it
+
+        self.size = workers or default_workers()
         self.fresh = FreshProcessExecutor(python, cwd)
         self._idle: queue.Queue[_Worker] = queue.Queue()
         self._started = 0
