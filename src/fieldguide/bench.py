@@ -86,8 +86,9 @@ def run_build(site: Path, out: Path, env: dict[str, str]) -> dict:
 
 
 def copy_site(dest: Path) -> Path:
-    for name in ("docs", "snippets"):
-        shutil.copytree(ROOT / name, dest / name)
+    for name in ("docs", "snippets", "records"):  # records: the Across releases page reads them
+        if (ROOT / name).is_dir():
+            shutil.copytree(ROOT / name, dest / name)
     for name in ("mkdocs.yml", "README.md"):  # the contributor page includes the README
         shutil.copy(ROOT / name, dest / name)
     return dest
