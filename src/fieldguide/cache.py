@@ -142,10 +142,10 @@ def _mb(n: int) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from .settings import Settings
+    from .settings import load
 
     parser = argparse.ArgumentParser(prog="fieldguide-cache", description="Inspect, prune or clear the execution cache.")
-    parser.add_argument("--dir", help="the cache directory (default: the settings' cache_dir, FIELDGUIDE_CACHE_DIR)")
+    parser.add_argument("--dir", help="the cache directory (default: mkdocs.yml's cache_dir, or FIELDGUIDE_CACHE_DIR)")
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("info", help="entries, size and age")
     prune = sub.add_parser("prune", help="remove old or least recently used entries")
@@ -153,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
     prune.add_argument("--older-than", type=float, default=None, metavar="DAYS", help="remove entries unused for DAYS")
     sub.add_parser("clear", help="remove every entry")
     args = parser.parse_args(argv)
-    directory = Path(args.dir) if args.dir else Settings.resolve({}, Path.cwd()).cache_dir
+    directory = Path(args.dir) if args.dir else load(Path.cwd()).cache_dir
     cache = Cache(directory)
     if args.command == "info":
         i = cache.info()

@@ -26,7 +26,7 @@ from .execute import ExecutionFailed, current_toolchain, execute, source_digest
 from .executors import make_executor
 from .identity import SnippetId
 from .record import BuildRecord
-from .settings import Settings
+from .settings import load as load_settings
 
 ROOT_MARKERS = ("mkdocs.yml", "snippets")
 
@@ -69,7 +69,7 @@ def measure(root: Path, out: Path, *, refresh: bool = False, workers: int | None
     jobs = site_jobs(root)
     toolchain = current_toolchain()
     print(f"fieldguide: measuring {len(jobs)} snippet runs under torch {toolchain.torch}", file=sys.stderr, flush=True)
-    settings = Settings.resolve({}, root)  # FIELDGUIDE_CACHE_DIR, FIELDGUIDE_EXECUTOR, ... as for a build
+    settings = load_settings(root)  # mkdocs.yml's options and FIELDGUIDE_* variables, as for a build
     workers = workers or settings.workers
     executor = make_executor(settings.executor, cwd=root, workers=workers)
     failed: list[str] = []
