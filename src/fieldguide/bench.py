@@ -100,6 +100,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", help="also write the results here")
     parser.add_argument("--serve-edits", type=int, default=5, help="edits timed under mkdocs serve (0: skip)")
     parser.add_argument("--only-serve", action="store_true", help="only the serve measurement")
+    parser.add_argument("--cache-from", help="with --only-serve: start from a copy of this (warm) execution cache")
     args = parser.parse_args(argv)
     workers = {"FIELDGUIDE_WORKERS": str(args.workers)} if args.workers else {}
     results = {}
@@ -112,6 +113,8 @@ def main(argv: list[str] | None = None) -> int:
             results[name] = run_build(site, Path(tmp) / f"out-{len(results)}", {**cache, **env})
 
         if args.only_serve:
+            if args.cache_from:
+                shutil.copytree(args.cache_from, Path(tmp) / "cache", ignore=shutil.ignore_patterns("generated"))
             print("bench: serve: edit to page ...", file=sys.stderr, flush=True)
             serve = serve_latency(site, {**cache, "FIELDGUIDE_EXECUTOR": "warm"}, args.serve_edits, Path(tmp) / "serve.log")
             print(f"| serve: save to updated page (median of {len(serve['edits'])}) | {serve['median']:.2f} s | ≤ {TARGETS['serve']} s |")
