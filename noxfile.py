@@ -10,6 +10,7 @@
     nox -s diff -- OLD NEW           compare two record.json files
     nox -s upgrade -- 2.14.1         build against another torch and diff it against the default
     nox -s publish                   the published site: one copy per measured release (public/)
+    nox -s cache -- info|prune|clear inspect, prune or clear the execution cache
 
 Each torch release gets its own environment under .nox/torch-<version>, made once and reused.
 """
@@ -97,22 +98,20 @@ def venv_dir(version: str) -> Path:
     return ROOT / ".nox" / f"torch-{version}"
 
 
-def _take(args: list[str], flag: str, default: str | None = None) -> str | None:
-    if flag in args:
-        i = args.index(flag)
-        if i + 1 >= len(args):
-            raise SystemExit(f"{flag} needs a value")
-        value = args[i + 1]
-        del args[i : i + 2]
-        return value
-    return default
+def _parse(session: nox.Session, parser: argparse.ArgumentParser, known_only: bool = False):
+    """Session arguments (after --) through argparse; a usage error ends the session with its message."""
+    try:
+        if known_only:
+            return parser.parse_known_args(session.posargs)
+        return parser.parse_args(session.posargs)
+    except SystemExit as exc:
+        if exc.code:
+            session.error(f"{parser.prog}: bad arguments (see above)")
+        raise
 
 
-def _flag(args: list[str], flag: str) -> bool:
-    if flag in args:
-        args.remove(flag)
-        return True
-    return False
+def _torch_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--torch", default=DEFAULT_TORCH, metavar="X.Y.Z", help=f"the torch release (default {DEFAULT_TORCH})")
 
 
 def build_site(session, python: str, site_dir: Path, *, refresh=False, base=None, extra_env=None, args=()):
@@ -125,23 +124,28 @@ def build_site(session, python: str, site_dir: Path, *, refresh=False, base=None
 @nox.session
 def docs(session: nox.Session) -> None:
     """Build the site: nox -s docs [-- --torch X.Y.Z] [--refresh] [--base OLD/record.json] [--site-dir DIR]"""
-    args = list(session.posargs)
-    version = _take(args, "--torch", DEFAULT_TORCH)
-    refresh = _flag(args, "--refresh")
-    base = _take(args, "--base")
-    site_dir = Path(_take(args, "--site-dir", "site"))
-    python = torch_python(session, version)
-    build_site(session, python, site_dir, refresh=refresh, base=base, args=args)
-    session.log(f"built {site_dir}/ against torch {version}; open {site_dir}/index.html or run `nox -s serve`")
+    parser = argparse.ArgumentParser(prog="nox -s docs --", description="Build the site into site/.")
+    _torch_option(parser)
+    parser.add_argument("--refresh", action="store_true", help="run every snippet again, ignoring the cache")
+    parser.add_argument("--base", help="an older record.json to render 'What changed' against")
+    parser.add_argument("--site-dir", default="site", help="where to build (default site/)")
+    args, mkdocs_args = _parse(session, parser, known_only=True)  # the rest goes to mkdocs build
+    python = torch_python(session, args.torch)
+    site_dir = Path(args.site_dir)
+    build_site(session, python, site_dir, refresh=args.refresh, base=args.base, args=mkdocs_args)
+    session.log(f"built {site_dir}/ against torch {args.torch}; open {site_dir}/index.html or run `nox -s serve`")
 
 
 @nox.session
 def serve(session: nox.Session) -> None:
     """Serve with live reload: nox -s serve [-- --torch X.Y.Z] [--dev-addr HOST:PORT]"""
-    args = list(session.posargs)
-    version = _take(args, "--torch", DEFAULT_TORCH)
-    python = torch_python(session, version)
-    session.run(python, "-m", "mkdocs", "serve", "--strict", *args, env=QUIET_ENV, external=True)
+    parser = argparse.ArgumentParser(prog="nox -s serve --", description="Serve the site with live reload.")
+    _torch_option(parser)
+    parser.add_argument("--dev-addr", default=None, metavar="HOST:PORT", help="where to serve (default 127.0.0.1:8000)")
+    args, mkdocs_args = _parse(session, parser, known_only=True)
+    python = torch_python(session, args.torch)
+    addr = ["--dev-addr", args.dev_addr] if args.dev_addr else []
+    session.run(python, "-m", "mkdocs", "serve", "--strict", *addr, *mkdocs_args, env=QUIET_ENV, external=True)
 
 
 @nox.session
@@ -173,11 +177,11 @@ def diff(session: nox.Session) -> None:
 @nox.session
 def upgrade(session: nox.Session) -> None:
     """Build against another torch and report what changed: nox -s upgrade -- 2.14.1 [--refresh]"""
-    args = list(session.posargs)
-    refresh = _flag(args, "--refresh")
-    if len(args) != 1:
-        session.error("usage: nox -s upgrade -- X.Y.Z [--refresh]")
-    new = args[0]
+    parser = argparse.ArgumentParser(prog="nox -s upgrade --", description="Build against another torch and diff it.")
+    parser.add_argument("release", metavar="X.Y.Z", help="the torch release to compare with the default")
+    parser.add_argument("--refresh", action="store_true", help="run every snippet again, ignoring the cache")
+    args = _parse(session, parser)
+    new, refresh = args.release, args.refresh
     check_torch_version(session, new)
     out = ROOT / "build" / "upgrade"
     base_site, new_site = out / f"torch-{DEFAULT_TORCH}", out / f"torch-{new}"
@@ -190,6 +194,13 @@ def upgrade(session: nox.Session) -> None:
         "--html", f"{report}.html", "--markdown", f"{report}.md", external=True,
     )
     session.log(f"report: {report}.md and {report}.html; site built against {new}: {new_site}/")
+
+
+@nox.session
+def cache(session: nox.Session) -> None:
+    """Inspect or clear the execution cache: nox -s cache -- info | prune [--max-mb N] [--older-than DAYS] | clear"""
+    python = torch_python(session, DEFAULT_TORCH)
+    session.run(python, "-m", "fieldguide.cache", *(session.posargs or ["info"]), external=True)
 
 
 MATRIX_PIP_CACHE = ROOT / ".nox" / "pip-cache"

@@ -312,6 +312,22 @@ def test_item6_cache_walk_states_the_measured_slope(live):
     assert "A few microseconds per entry" not in (ROOT / "docs" / "dynamic.md").read_text()
 
 
+def test_cache_walk_table_is_from_the_measurement():
+    """Every row of the table against the snippet's own printed lines, read here independently."""
+    r = NEW.find("dynamic/cache_walk.py")
+    printed = [line.split() for line in r.stdout.splitlines() if line.strip()]
+    eager = next(float(cols[1]) for cols in printed if cols[0] == "eager")
+    entries = [(int(cols[0].split("=")[1]), float(cols[1])) for cols in printed if cols[0].startswith("entries=")]
+    assert len(entries) == 5
+    table = re.sub(r'<sup class="fg-ev">.*?</sup>', "", dyn.walk_table(r))  # evidence markers aside
+    rows = [line for line in table.splitlines() if line.startswith("| ") and "---" not in line][1:]
+    expected = [f"| eager (no compile) | {eager:.1f} | — |"] + [
+        f"| {n} {'entry' if n == 1 else 'entries'} | {t:.1f} | {t / entries[0][1]:.2f}× |" for n, t in entries
+    ]
+    assert rows == expected
+    assert "this machine's figures" in dyn.walk_summary(r)
+
+
 def _page_text(built_site, page: str) -> str:
     import html
 

@@ -23,14 +23,14 @@ def fixture_file(tmp_path, version: str):
     return path
 
 
-def test_two_cold_builds_have_identical_normalized_outputs(tmp_path):
-    sites = []
-    for name in ("first", "second"):
-        proc = mkdocs_build(ROOT, tmp_path / name, {"FIELDGUIDE_NO_CACHE": "1"})
-        assert proc.returncode == 0, proc.stderr
-        sites.append(BuildRecord.read(tmp_path / name / "record.json"))
-    assert not any(s.cached for s in sites[0].snippets + sites[1].snippets)
-    report = diff.compare(sites[0], sites[1], SNIPPETS)
+def test_two_cold_builds_have_identical_normalized_outputs(tmp_path, built_site):
+    """The session's site was built on a private cold cache: one more build without a cache is its twin."""
+    first = BuildRecord.read(built_site / "record.json")
+    proc = mkdocs_build(ROOT, tmp_path / "second", {"FIELDGUIDE_NO_CACHE": "1"})
+    assert proc.returncode == 0, proc.stderr
+    second = BuildRecord.read(tmp_path / "second" / "record.json")
+    assert not any(s.cached for s in first.snippets + second.snippets)
+    report = diff.compare(first, second, SNIPPETS)
     assert not report.has_changes, diff.to_markdown(report)
     assert diff.to_markdown(report).startswith("**Generated outputs: no change**")
     assert diff.to_markdown(report).count("\n") == 1
@@ -108,3 +108,49 @@ def test_bad_base_record_fails_the_build(tmp_path):
     (tmp_path / "bad.json").write_text("not json")
     proc = mkdocs_build(ROOT, tmp_path / "site", {"FIELDGUIDE_BASE_RECORD": str(tmp_path / "bad.json")})
     assert proc.returncode != 0 and "the base record" in proc.stdout + proc.stderr
+
+
+# -- fast unit tests of compare(), on records built in memory ------------------------------------
+def _result(path="snippets/u/a.py", stdout="same\n", logs=None, env=None) -> "SnippetResult":
+    from fieldguide.normalize import normalize_output
+    from fieldguide.record import SnippetResult
+
+    logs = {"guards": "G1\n", "recompiles": "R1\n"} if logs is None else logs
+    return SnippetResult(
+        path=path, env=env or {"TORCH_LOGS": "guards,recompiles"}, stdout=stdout, logs=logs, output=stdout,
+        stderr="", exit_code=0, seconds=0.1, normalized=normalize_output(stdout, logs), pages=["u/"], cached=False,
+    )
+
+
+def _build(*results) -> BuildRecord:
+    return BuildRecord("2.13.0", "3.11.7", "Linux", "now", list(results))
+
+
+def test_a_change_in_one_log_channel_only_is_reported_as_that_channel():
+    old = _build(_result(), _result("snippets/u/b.py"))
+    new = _build(_result(logs={"guards": "G1\n", "recompiles": "R2: size changed\n"}), _result("snippets/u/b.py"))
+    report = diff.compare(old, new)
+    assert report.has_changes and not report.added and not report.removed
+    assert [(d.path, list(d.parts)) for d in report.changed] == [("snippets/u/a.py", ["logs:recompiles"])]
+    text = report.changed[0].parts["logs:recompiles"]
+    assert "-R1\n" in text and "+R2: size changed\n" in text
+
+
+def test_noise_alone_is_no_change_and_same_path_other_env_is_another_snippet():
+    old = _build(_result(stdout="at 0x7f0000000001\n"))
+    new = _build(_result(stdout="at 0x7f00000000ff\n"))
+    assert not diff.compare(old, new).has_changes  # addresses normalize away
+    other_env = _build(_result(env={"TORCH_LOGS": "guards"}))
+    report = diff.compare(old, other_env)
+    assert [s.env for s in report.added] == [{"TORCH_LOGS": "guards"}]
+    assert [s.env for s in report.removed] == [{"TORCH_LOGS": "guards,recompiles"}]
+
+
+def test_html_report_escapes_and_marks_lines():
+    old = _build(_result(stdout="<b>old</b>\n"))
+    new = _build(_result(stdout="<b>new</b>\n"))
+    page = diff.to_html(diff.compare(old, new))
+    assert "<b>new</b>" not in page and "&lt;b&gt;new&lt;/b&gt;" in page
+    assert '<span class="add">+&lt;b&gt;new&lt;/b&gt;</span>' in page
+    assert '<span class="del">-&lt;b&gt;old&lt;/b&gt;</span>' in page
+    assert "style=" not in page  # styled by the stylesheet, not inline

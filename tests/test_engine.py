@@ -212,10 +212,13 @@ def test_fresh_executor_records_output_order_and_partial_output(scratch):
 
 
 def test_record_order_does_not_depend_on_scheduling(scratch):
-    """Slow and fast snippets finish in any order; results come back in collection order."""
-    scratch.snippet("o/slow.py", "import time\ntime.sleep(1.5)\nprint('slow')\n")
-    scratch.snippet("o/fast.py", "print('fast')\n")
-    scratch.snippet("o/mid.py", "import time\ntime.sleep(0.5)\nprint('mid')\n")
-    page = {"docs/p.md": "".join(f'```snippet path="o/{n}.py"\n```\n' for n in ("slow", "fast", "mid"))}
-    one = [r.path for r in run_jobs(scratch, page, cache=False)]
-    assert one == sorted(one) == ["snippets/o/fast.py", "snippets/o/mid.py", "snippets/o/slow.py"]
+    """The snippet that sorts first finishes last; results still come back in collection order."""
+    scratch.snippet("o/a_slow.py", "import time\ntime.sleep(2.5)\nprint('slow')\n")
+    scratch.snippet("o/b_mid.py", "import time\ntime.sleep(0.5)\nprint('mid')\n")
+    scratch.snippet("o/c_fast.py", "print('fast')\n")
+    page = {"docs/p.md": "".join(f'```snippet path="o/{n}.py"\n```\n' for n in ("c_fast", "a_slow", "b_mid"))}
+    results = run_jobs(scratch, page, cache=False)
+    assert [r.path for r in results] == ["snippets/o/a_slow.py", "snippets/o/b_mid.py", "snippets/o/c_fast.py"]
+    assert [r.stdout for r in results] == ["slow\n", "mid\n", "fast\n"]
+    # it did finish last: started first (two workers) and ran longer than the other two together
+    assert results[0].seconds > results[1].seconds + results[2].seconds

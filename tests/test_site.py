@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import zipfile
 
-from conftest import ROOT
+from conftest import ROOT, output_block
 
 RECORD_KEYS = {"torch", "python", "platform", "built_at", "snippets"}
 SNIPPET_KEYS = {"path", "pages", "env", "stdout", "logs", "exit_code", "seconds", "cached", "normalized"}
@@ -27,7 +27,10 @@ def test_record_contract(site_record):
 def test_landing_page_names_the_measured_torch(built_site, site_record):
     html = (built_site / "index.html").read_text()
     assert f"This build measured torch <code>{site_record['torch']}</code>" in html
-    assert "graphs compiled:" in html  # the first example's real output
+    first = next(s for s in site_record["snippets"] if s["path"] == "snippets/start/first_compile.py")
+    shown = output_block(html, "python snippets/start/first_compile.py")
+    assert shown == first["output"].rstrip("\n").split("\n")  # the first example's real output, in its block
+    assert re.fullmatch(r"graphs compiled: \d+", shown[0])
 
 
 def test_build_report_lists_every_snippet(built_site, site_record):
@@ -81,7 +84,8 @@ def test_scratch_build_renders_source_and_output(scratch):
     proc = scratch.build()
     assert proc.returncode == 0, proc.stderr
     html = (scratch.root / "site" / "index.html").read_text()
-    assert "hello from a snippet" in html and "snippets/x/hello.py" in html
+    assert output_block(html, "python snippets/x/hello.py") == ["hello from a snippet"]
+    assert "snippets/x/hello.py</span>" in html  # the source block's title
     assert scratch.record()["snippets"][0]["stdout"] == "hello from a snippet\n"
 
 
@@ -97,4 +101,25 @@ def test_scratch_build_show_modes_and_json_data(scratch):
     html = (scratch.root / "site" / "index.html").read_text()
     assert html.count("only the code") == 1  # the source-only fence's title
     assert html.count("$ python snippets/x/data.py") == 1  # one output block: the output-only fence
+    assert output_block(html, "python snippets/x/data.py") == ["human line", '{"graphs": 2}']
     assert scratch.record_obj().find("x/data.py").json() == {"graphs": 2}
+
+
+def test_build_messages_go_through_the_plugin_logger(scratch):
+    """Not a terminal: one line per executed snippet, one summary line for the cache hits; -q silences both."""
+    scratch.snippet("x/one.py", "print(1)\n")
+    scratch.snippet("x/two.py", "print(2)\n")
+    scratch.page("index.md", '# Hi\n\n```snippet path="x/one.py"\n```\n\n```snippet path="x/two.py"\n```\n')
+    first = scratch.build()
+    assert first.returncode == 0, first.stderr
+    lines = [l for l in first.stderr.splitlines() if "fieldguide:" in l]
+    assert [l.split("fieldguide: ", 1)[1].split(" ran in")[0] for l in lines[:-1]] in (
+        ["[1/2] snippets/x/one.py", "[2/2] snippets/x/two.py"], ["[1/2] snippets/x/two.py", "[2/2] snippets/x/one.py"],
+    )
+    assert all(l.startswith("INFO") for l in lines)
+    assert re.search(r"fieldguide: executed 2, reused 0 from cache, 2 snippets in [\d.]+s$", lines[-1])
+    again = scratch.build()
+    lines = [l for l in again.stderr.splitlines() if "fieldguide:" in l]
+    assert len(lines) == 1 and "fieldguide: executed 0, reused 2 from cache, 2 snippets" in lines[0]
+    quiet = scratch.build("-q", FIELDGUIDE_REFRESH="1")
+    assert quiet.returncode == 0 and "fieldguide" not in quiet.stderr + quiet.stdout

@@ -74,3 +74,55 @@ def test_unseeded_random_numbers_differ_between_warm_children(tmp_path):
     finally:
         warm.close()
     assert len(draws) == 3
+
+
+DIRTY_WORKER = """
+import os, random, sys
+os.environ["TORCH_LOGS"] = "guards"  # levels read at import from the worker's own TORCH_LOGS
+import torch
+import torch._dynamo
+from torch._dynamo.utils import counters
+
+# What a careless worker could leave behind for every child it forks: a compiled entry, counters,
+# loggers bound to its TORCH_LOGS, a seeded generator. reset_torch_state() must undo all of it.
+torch._logging.set_logs(guards=True, recompiles=True)
+f = torch.compile(lambda x: x * 2, backend="eager")
+f(torch.ones(3))
+f(torch.ones(4, 4))
+assert counters["stats"]["unique_graphs"] >= 1
+torch.manual_seed(1234)
+random.seed(1234)
+
+from fieldguide.executors.warm import worker_main
+
+worker_main()
+"""
+
+
+def test_warm_reset_undoes_what_a_dirty_worker_carries(tmp_path):
+    """The worker itself compiled, counted, logged and seeded before forking: the child still starts clean."""
+    launcher = tmp_path / "dirty-python"
+    script = tmp_path / "dirty_worker.py"
+    script.write_text(DIRTY_WORKER)
+    import sys
+
+    launcher.write_text(f"#!/bin/sh\nexec {sys.executable} {script}\n")  # called as `python -m fieldguide.warm`
+    launcher.chmod(0o755)
+    file = tmp_path / "state.py"
+    # unseeded draws first (STATE seeds torch's generator): each child must draw its own numbers
+    file.write_text("import random, torch\nprint('unseeded python', random.random())\nprint('unseeded torch', torch.rand(2).tolist())\n" + STATE)
+    fresh_raw = FreshProcessExecutor(cwd=tmp_path).run(file, {}, 60)
+    warm = WarmExecutor(python=str(launcher), cwd=tmp_path, workers=1)
+    try:
+        runs = [warm.run(file, {}, 60) for _ in range(2)]
+    finally:
+        warm.close()
+    fresh = result_from_run("s", {}, fresh_raw.events, 0, 0, tmp_path).stdout
+    for raw in runs:
+        assert raw.executor == "warm" and raw.exit_code == 0, raw.events
+        warm_out = result_from_run("s", {}, raw.events, 0, 0, tmp_path).stdout
+        strip = lambda text: [l for l in text.splitlines() if not l.startswith("unseeded")]  # noqa: E731
+        assert strip(warm_out) == strip(fresh)
+        assert "counters {}" in warm_out and "guards logger enabled False" in warm_out
+    unseeded = [line for raw in runs for line in result_from_run("s", {}, raw.events, 0, 0, tmp_path).stdout.splitlines() if line.startswith("unseeded")]
+    assert len(unseeded) == 4 and len(set(unseeded)) == 4  # python's and torch's: not the worker's seed twice

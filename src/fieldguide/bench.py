@@ -9,6 +9,8 @@ Runs, side by side on a copy of the site (the working tree is never touched):
   one snippet changed       a rebuild after editing one snippet
   one copy per release      each measured release rendered from its record, one build after another
   publish                   `nox -s publish`'s whole multi-release tree (the default release live)
+  serve: edit to page       under `mkdocs serve`, from saving a snippet to the served page
+                            showing its new output (median of several edits; bench_serve.py)
 
 and prints seconds, peak memory (proportional set size of the whole process tree, so pages
 shared by forked children count once) and the ratios the targets are stated in.
@@ -27,8 +29,10 @@ import threading
 import time
 from pathlib import Path
 
+from .bench_serve import TARGET_SECONDS, serve_latency
+
 ROOT = Path.cwd()
-TARGETS = {"cold": 0.35, "unchanged": 1.2, "peak_gb": 3.0, "publish": 1.5}
+TARGETS = {"cold": 0.35, "unchanged": 1.2, "peak_gb": 3.0, "publish": 1.5, "serve": TARGET_SECONDS}
 
 
 def _tree(pid: int) -> list[int]:
@@ -85,7 +89,8 @@ def run_build(site: Path, out: Path, env: dict[str, str], command: list[str] | N
 
 def copy_site(dest: Path) -> Path:
     for name in ("docs", "snippets", "overrides", "records"):  # records: the releases publish renders
-        shutil.copytree(ROOT / name, dest / name)
+        if (ROOT / name).is_dir():
+            shutil.copytree(ROOT / name, dest / name)
     for name in ("mkdocs.yml", "README.md"):  # the contributor page includes the README
         shutil.copy(ROOT / name, dest / name)
     return dest
@@ -104,6 +109,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=0, help="worker processes (default: one per core)")
     parser.add_argument("--json", help="also write the results here")
     parser.add_argument("--publish-only", action="store_true", help="only the publish build and its baseline")
+    parser.add_argument("--serve-edits", type=int, default=5, help="edits timed under mkdocs serve (0: skip)")
+    parser.add_argument("--only-serve", action="store_true", help="only the serve measurement")
+    parser.add_argument("--cache-from", help="with --only-serve: start from a copy of this (warm) execution cache")
     args = parser.parse_args(argv)
     workers = {"FIELDGUIDE_WORKERS": str(args.workers)} if args.workers else {}
     results = {}
@@ -115,6 +123,14 @@ def main(argv: list[str] | None = None) -> int:
             print(f"bench: {name} ...", file=sys.stderr, flush=True)
             results[name] = run_build(site, Path(tmp) / f"out-{len(results)}", {**cache, **env})
 
+        if args.only_serve:
+            if args.cache_from:
+                shutil.copytree(args.cache_from, Path(tmp) / "cache", ignore=shutil.ignore_patterns("generated"))
+            print("bench: serve: edit to page ...", file=sys.stderr, flush=True)
+            serve = serve_latency(site, {**cache, "FIELDGUIDE_EXECUTOR": "warm"}, args.serve_edits, Path(tmp) / "serve.log")
+            print(f"| serve: save to updated page (median of {len(serve['edits'])}) | {serve['median']:.2f} s | ≤ {TARGETS['serve']} s |")
+            print(f"edits: {serve['edits']}")
+            return 0
         if not args.publish_only:
             step("cold, fresh processes", FIELDGUIDE_EXECUTOR="fresh", FIELDGUIDE_REFRESH="1")
         step("cold, warm executor", FIELDGUIDE_EXECUTOR="warm", FIELDGUIDE_REFRESH="1")
@@ -137,6 +153,10 @@ def main(argv: list[str] | None = None) -> int:
         print("bench: publish ...", file=sys.stderr, flush=True)
         cmd = [sys.executable, "-m", "fieldguide.publish", "--out", str(Path(tmp) / "public")]
         results["publish (the whole tree)"] = run_build(site, Path(tmp) / "public", cache, cmd)
+        serve = None
+        if args.serve_edits and not args.publish_only:
+            print("bench: serve: edit to page ...", file=sys.stderr, flush=True)
+            serve = serve_latency(site, {**cache, "FIELDGUIDE_EXECUTOR": "warm"}, args.serve_edits, Path(tmp) / "serve.log")
     baseline = results[f"one copy per release, from records ({len(releases)})"]["seconds"]
     publish = results["publish (the whole tree)"]["seconds"] / baseline
     peak = max(r["peak_mb"] for r in results.values()) / 1024
@@ -157,6 +177,13 @@ def main(argv: list[str] | None = None) -> int:
     lines += [
         f"| publish ÷ one copy per release from its record | {publish:.2f} | ≤ {TARGETS['publish']} |",
         f"| peak memory of any build (GB) | {peak:.2f} | ≤ {TARGETS['peak_gb']} |",
+    ]
+    if serve:
+        met = met and serve["median"] <= TARGETS["serve"]
+        lines.append(
+            f"| serve: save to updated page, seconds (median of {len(serve['edits'])}) | {serve['median']:.2f} | ≤ {TARGETS['serve']} |"
+        )
+    lines += [
         "",
         f"{os.cpu_count()} cores; workers: {args.workers or 'one per core'}; snippet runs per build: {n}; "
         f"releases published: {len(releases)}.",
@@ -164,7 +191,7 @@ def main(argv: list[str] | None = None) -> int:
     report = "\n".join(lines)
     print(report)
     if args.json:
-        Path(args.json).write_text(json.dumps({"results": results, "ratios": ratios}, indent=1))
+        Path(args.json).write_text(json.dumps({"results": results, "serve": serve, "ratios": ratios}, indent=1))
     print("targets met" if met else "targets NOT met", file=sys.stderr)
     return 0
 

@@ -24,16 +24,16 @@ import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from .fences import find_fences
-from .record import BuildRecord, SnippetResult, set_current
-from .render import command_line
+from .record import BuildRecord, SnippetResult
 
 
 # -- evidence ---------------------------------------------------------------------------------
 def command(result: SnippetResult) -> str:
     """The run as its output block is titled, without the prompt: what a reader types."""
-    return command_line(result.path, result.env)
+    return result.id.command_line()
 
 
 @dataclass(frozen=True)
@@ -316,17 +316,18 @@ def displayed_outputs(page: str, build: BuildRecord) -> dict[str, str]:
     return out
 
 
-def render_page(page: str, build: BuildRecord) -> RenderedPage:
-    """Run a page's `python exec` blocks against `build`, as markdown-exec does during a build."""
+def render_page(page: str, build: BuildRecord, root: Path | None = None) -> RenderedPage:
+    """Run a page's `python exec` blocks against `build`, as markdown-exec does during a build
+    (with the settings of the site at root, by default this repository's)."""
     import contextlib
     import io
 
-    from . import record as _record
+    from . import context, settings
 
     sessions: dict[str, dict] = {}
     printed = []
-    before = _record._current
-    set_current(build)
+    site_root = root or Path(__file__).resolve().parents[2]
+    context.activate(context.BuildContext(settings.load(site_root), build))
     try:
         with collecting() as found:
             for m in _EXEC_BLOCK.finditer(page):
@@ -336,5 +337,5 @@ def render_page(page: str, build: BuildRecord) -> RenderedPage:
                     exec(compile(m.group("code"), "<page>", "exec"), namespace)
                 printed.append(buffer.getvalue())
     finally:
-        set_current(before)
+        context.activate(None)
     return RenderedPage("\n".join(printed), found, displayed_outputs(page, build))

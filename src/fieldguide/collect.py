@@ -10,6 +10,7 @@ import tokenize
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .identity import SnippetId
 from .fences import FoundFence, SnippetFence, find_fences
 
 
@@ -29,12 +30,16 @@ class Job:
     pages: list[str] = field(default_factory=list)
 
     @property
+    def id(self) -> SnippetId:
+        return SnippetId.of(self.path, self.env)
+
+    @property
     def key(self) -> tuple[str, tuple[tuple[str, str], ...]]:
-        return (self.path, tuple(sorted(self.env.items())))
+        return self.id.key
 
     @property
     def display_path(self) -> str:
-        return f"snippets/{self.path}"
+        return self.id.display
 
 
 def collect(pages: dict[str, str], snippets_dir: Path, extra: list[tuple[str, SnippetFence]] = ()) -> list[Job]:
@@ -55,7 +60,7 @@ def collect(pages: dict[str, str], snippets_dir: Path, extra: list[tuple[str, Sn
         fence: SnippetFence = found.fence
         file = snippets_dir / fence.path
         if not file.is_file():
-            problems.append(f"{where}: snippet fence names snippets/{fence.path}, which does not exist")
+            problems.append(f"{where}: snippet fence names {fence.id.display}, which does not exist")
             continue
         outside = escapes_repository(file, snippets_dir)
         if outside:
@@ -66,7 +71,7 @@ def collect(pages: dict[str, str], snippets_dir: Path, extra: list[tuple[str, Sn
             job = jobs[fence.key] = Job(fence.path, fence.run_env, file, fence.timeout, fence.exit)
         elif job.exit != fence.exit:
             problems.append(
-                f"{where}: snippets/{fence.path} is declared with exit={fence.exit} here "
+                f"{where}: {fence.id.display} is declared with exit={fence.exit} here "
                 f"and exit={job.exit} on {job.pages[0]}"
             )
             continue

@@ -16,7 +16,11 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from jinja2 import Environment, PackageLoader, select_autoescape
+from markupsafe import Markup
+
 from .facts import facts
+from .identity import SnippetId, code_fence
 from .record import BuildRecord, SnippetResult
 
 
@@ -42,8 +46,8 @@ class Report:
         return bool(self.facts or self.added or self.removed or self.changed)
 
 
-def _key(s: SnippetResult) -> tuple:
-    return (s.path, tuple(sorted(s.env.items())))
+def _key(s: SnippetResult) -> SnippetId:
+    return s.id
 
 
 def _unified(old: str, new: str, label: str) -> str:
@@ -61,8 +65,8 @@ def load(path: str | Path) -> BuildRecord:
         return BuildRecord.read(path)
     except FileNotFoundError:
         raise SystemExit(f"fieldguide diff: {path} does not exist (build the site first: nox -s docs)") from None
-    except (ValueError, KeyError, TypeError) as exc:
-        raise SystemExit(f"fieldguide diff: {path} is not a build record ({type(exc).__name__}: {exc})") from None
+    except ValueError as exc:  # record.RecordError: says which file, snippet and field
+        raise SystemExit(f"fieldguide diff: {exc}") from None
 
 
 def compare(old: BuildRecord, new: BuildRecord, snippets_dir: Path | None = None) -> Report:
@@ -77,7 +81,7 @@ def compare(old: BuildRecord, new: BuildRecord, snippets_dir: Path | None = None
     for key in sorted(olds.keys() & news.keys()):
         o, n = olds[key], news[key]
         parts = {}
-        label = o.path.removeprefix("snippets/")
+        label = o.id.path
         if o.normalized.get("stdout") != n.normalized.get("stdout"):
             parts["stdout"] = _unified(o.normalized.get("stdout", ""), n.normalized.get("stdout", ""), f"{label} (stdout)")
         channels = sorted(set(o.normalized.get("logs", {})) | set(n.normalized.get("logs", {})))
@@ -95,8 +99,7 @@ def _env(env: dict[str, str]) -> str:
 
 
 def _fence(text: str, lang: str = "diff") -> str:
-    ticks = "`" * max(3, max((len(r) for r in text.split("\n") if r and set(r) == {"`"}), default=0) + 1)
-    return f"{ticks}{lang}\n{text.rstrip()}\n{ticks}"
+    return code_fence(text.rstrip(), lang)
 
 
 def to_markdown(report: Report, for_site: bool = False) -> str:
@@ -139,37 +142,25 @@ def to_markdown(report: Report, for_site: bool = False) -> str:
     return "\n".join(out).rstrip() + "\n"
 
 
+_TEMPLATES = Environment(
+    loader=PackageLoader("fieldguide", "templates"), autoescape=select_autoescape(["html"]), keep_trailing_newline=True
+)
+
+
+def _line_class(line: str) -> str:
+    if line.startswith("+") and not line.startswith("+++"):
+        return "add"
+    if line.startswith("-") and not line.startswith("---"):
+        return "del"
+    return ""
+
+
 def to_html(report: Report) -> str:
-    o, n = report.old, report.new
-    e = html.escape
-    body = [f"<h1>Generated outputs: torch {e(o.torch)} → {e(n.torch)}</h1>"]
-    if not report.has_changes:
-        body.append(f"<p>No change: {len(n.snippets)} snippets compared.</p>")
-    if report.facts:
-        body.append("<h2>Verdicts, counts and gym answers</h2><table><tr><th>what</th><th>before</th><th>after</th></tr>")
-        body += [f"<tr><td>{e(k)}</td><td><code>{e(str(a))}</code></td><td><code>{e(str(b))}</code></td></tr>" for k, a, b in report.facts]
-        body.append("</table>")
-    if report.added or report.removed:
-        body.append("<h2>Snippets added and removed</h2><ul>")
-        body += [f"<li>added <code>{e(s.path)}</code> {e(_env(s.env))}</li>" for s in report.added]
-        body += [f"<li>removed <code>{e(s.path)}</code> {e(_env(s.env))}</li>" for s in report.removed]
-        body.append("</ul>")
-    if report.changed:
-        body.append("<h2>Output diffs</h2>")
-        for d in report.changed:
-            body.append(f"<h3><code>{e(d.path)}</code> {e(_env(d.env))} <small>on {e(', '.join(d.pages))}</small></h3>")
-            for text in d.parts.values():
-                rows = []
-                for line in text.splitlines():
-                    cls = "add" if line.startswith("+") and not line.startswith("+++") else "del" if line.startswith("-") and not line.startswith("---") else ""
-                    rows.append(f'<span class="{cls}">{e(line)}</span>')
-                body.append("<pre>" + "\n".join(rows) + "</pre>")
-    style = (
-        "body{font-family:system-ui,sans-serif;max-width:70rem;margin:2rem auto;padding:0 1rem}"
-        "pre{background:#f6f8fa;padding:.6rem;overflow-x:auto}.add{color:#116329;background:#dafbe1}"
-        ".del{color:#82071e;background:#ffebe9}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.3rem .5rem}"
+    """A standalone page (templates/diff.html, styled by templates/diff.css): works offline, as a CI artifact."""
+    css = (Path(__file__).parent / "templates" / "diff.css").read_text(encoding="utf-8")
+    return _TEMPLATES.get_template("diff.html").render(
+        report=report, old=report.old, new=report.new, css=Markup(css), env=_env, line_class=_line_class
     )
-    return f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Build diff</title><style>{style}</style></head><body>{"".join(body)}</body></html>\n'
 
 
 def main(argv: list[str] | None = None) -> int:

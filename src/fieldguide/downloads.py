@@ -10,13 +10,14 @@ import zipfile
 from pathlib import Path
 
 from . import record
+from .context import active
 from .report import relative_link
 
 
 def chapter_paths(chapter: str, build: record.BuildRecord | None = None) -> list[str]:
     """snippets/<chapter>/*.py that ran in this build, in path order."""
     build = build or record.current()
-    return sorted({s.path for s in build.snippets if s.path.startswith(f"snippets/{chapter}/")})
+    return sorted({s.path for s in build.snippets if s.id.path.startswith(f"{chapter}/")})
 
 
 def zip_bytes(files: list[Path], root: Path) -> bytes:
@@ -28,23 +29,23 @@ def zip_bytes(files: list[Path], root: Path) -> bytes:
     return buf.getvalue()
 
 
-def chapter_links(chapter: str, page_url: str, notebook: bool = True) -> str:
+def chapter_links(chapter: str, page_url: str | None = None, notebook: bool = True) -> str:
+    """The chapter's downloads, as links from its page (page_url defaults to the registered chapter's)."""
     build = record.current()
+    registered = active().chapter(chapter)  # a chapter of mkdocs.yml's list: its zip and notebook exist
+    page_url = page_url or registered.url
     lines = [
         "Every example in this chapter is a plain Python file. Download them and run them on your own "
         "torch; the command above each output on this page is the one to use.",
         "",
     ]
     for path in chapter_paths(chapter, build):
-        envs = [s.env for s in build.snippets if s.path == path]
-        cmd = " or ".join(
-            "`" + " ".join([*(f"{k}={v}" for k, v in e.items()), "python", path]) + "`" for e in envs
-        )
+        cmd = " or ".join(f"`{s.id.command_line()}`" for s in build.snippets if s.path == path)
         lines.append(f"- [{path.split('/')[-1]}]({relative_link(page_url, path)}): {cmd}")
     lines.append("")
-    zip_url = relative_link(page_url, f"downloads/{chapter}-snippets.zip")
+    zip_url = relative_link(page_url, registered.snippets_zip)
     lines.append(f"[Download all of them as a zip]({zip_url}){{ .md-button }}")
     if notebook:
-        nb_url = relative_link(page_url, f"notebooks/{chapter}/")
+        nb_url = relative_link(page_url, registered.notebook.removesuffix(".py") + "/")
         lines.append(f"[Open the chapter as a notebook]({nb_url}){{ .md-button }}")
     return "\n".join(lines) + "\n"

@@ -28,6 +28,7 @@ from .executors.base import MEMORY_LIMIT, RawRun
 from .executors.warm import WorkerError
 from .progress import Progress
 from .record import SnippetResult, python_version, result_from_run
+from .settings import default_workers
 
 STDERR_TAIL = 15
 
@@ -118,7 +119,6 @@ def verdict(job: Job, raw: RawRun) -> str:
 
 def failure_message(job: Job, result: SnippetResult, what: str) -> str:
     pages = ", ".join(job.pages) or "(no page)"
-    env = " ".join(f"{k}={v}" for k, v in job.env.items())
     if result.stderr.strip():
         label, text = "last lines of stderr", result.stderr
     elif result.output.strip():
@@ -131,7 +131,7 @@ def failure_message(job: Job, result: SnippetResult, what: str) -> str:
     if "MemoryError" in result.stderr:
         note = f"\n  (a snippet may map {MEMORY_LIMIT / 1024**3:g} GB of address space beyond the interpreter it starts in)"
     return (
-        f"{pages}: {job.display_path} {what}.\n  ran as: {env + ' ' if env else ''}python {job.display_path}"
+        f"{pages}: {job.display_path} {what}.\n  ran as: {job.id.command_line()}"
         f"\n  {label}:\n{body}{note}"
     )
 
@@ -146,8 +146,6 @@ def _result(job: Job, raw: RawRun, root: Path, cached: bool, digest: str, measur
     return result
 
 
-def default_workers() -> int:
-    return max(1, min(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1, 8))
 
 
 def _from_cache(payload: dict | None, root: Path) -> RawRun | None:

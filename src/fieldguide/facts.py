@@ -9,14 +9,19 @@ definitions; a fact whose snippet is not in a record is left out rather than gue
 from __future__ import annotations
 
 import ast
+import importlib
+import pkgutil
 import re
 from pathlib import Path
 
-from . import gym
-from .chapters import dynamic as _dynamic  # noqa: F401  (defines lesson four's facts)
-from .chapters import guards as _guards  # noqa: F401  (defines the guards chapter's facts)
+from . import chapters, gym
 from .claims import FACTS, Fact, Measured, fact, line_of, run
 from .record import BuildRecord, SnippetResult
+
+# Every chapter module (fieldguide/chapters/<slug>.py) defines its facts with @fact on import: a new
+# chapter's facts are found here without being listed.
+for _module in sorted(m.name for m in pkgutil.iter_modules(chapters.__path__)):
+    importlib.import_module(f"{chapters.__name__}.{_module}")
 
 _MISSING = (LookupError, ValueError, IndexError, KeyError, StopIteration, AttributeError, TypeError)
 

@@ -20,6 +20,8 @@ import re
 import shlex
 from dataclasses import dataclass, field
 
+from .identity import SnippetId
+
 FENCE_NAME = "snippet"
 DEFAULT_TIMEOUT = 120.0
 SHOW_CHOICES = ("both", "output", "source", "none")
@@ -52,9 +54,13 @@ class SnippetFence:
         return dict(sorted(env.items()))
 
     @property
-    def key(self) -> tuple[str, tuple[tuple[str, str], ...]]:
+    def id(self) -> SnippetId:
         """Identity of the execution: same snippet, same environment, same run."""
-        return (self.path, tuple(self.run_env.items()))
+        return SnippetId.of(self.path, self.run_env)
+
+    @property
+    def key(self) -> tuple[str, tuple[tuple[str, str], ...]]:
+        return self.id.key
 
     def shown_channels(self) -> tuple[str, ...]:
         return tuple(c.lstrip("+-") for c in self.logs)

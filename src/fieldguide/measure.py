@@ -15,7 +15,7 @@ snippets (by source digest) and exits 1 when any entry is stale or missing.
 from __future__ import annotations
 
 import argparse
-import os
+import logging
 import sys
 from pathlib import Path
 
@@ -24,7 +24,9 @@ from .cache import Cache
 from .collect import CollectError, Job, collect
 from .execute import ExecutionFailed, current_toolchain, execute, source_digest
 from .executors import make_executor
+from .identity import SnippetId
 from .record import BuildRecord
+from .settings import load as load_settings
 
 ROOT_MARKERS = ("mkdocs.yml", "snippets")
 
@@ -51,11 +53,11 @@ def site_jobs(root: Path) -> list[Job]:
 
 def stale_entries(build: BuildRecord, jobs: list[Job], snippets_dir: Path) -> dict[str, list[str]]:
     """Which of today's jobs the record has no current, passing result for: stale, missing, failed."""
-    have = {(s.path, tuple(sorted(s.env.items()))): s for s in build.snippets}
+    have: dict[SnippetId, object] = {s.id: s for s in build.snippets}
     out: dict[str, list[str]] = {"stale": [], "missing": [], "failed": []}
     for job in jobs:
-        entry = have.get((job.display_path, job.key[1]))
-        label = job.display_path + "".join(f" {k}={v}" for k, v in job.env.items())
+        entry = have.get(job.id)
+        label = job.id.label()
         if entry is None:
             out["missing"].append(label)
         elif entry.digest != source_digest(job, snippets_dir):
@@ -69,13 +71,14 @@ def measure(root: Path, out: Path, *, refresh: bool = False, workers: int | None
     jobs = site_jobs(root)
     toolchain = current_toolchain()
     print(f"fieldguide: measuring {len(jobs)} snippet runs under torch {toolchain.torch}", file=sys.stderr, flush=True)
-    cache_dir = Path(os.environ.get("FIELDGUIDE_CACHE_DIR") or root / ".fieldguide-cache")
-    executor = make_executor(os.environ.get("FIELDGUIDE_EXECUTOR") or "warm", cwd=root, workers=workers)
+    settings = load_settings(root)  # mkdocs.yml's options and FIELDGUIDE_* variables, as for a build
+    workers = workers or settings.workers
+    executor = make_executor(settings.executor, cwd=root, workers=workers)
     failed: list[str] = []
     try:
         results = execute(
             jobs, root=root, snippets_dir=root / "snippets", executor=executor,
-            cache=Cache(cache_dir), workers=workers, refresh=refresh, failed=failed,
+            cache=Cache(settings.cache_dir) if settings.cache else None, workers=workers, refresh=refresh, failed=failed,
         )
     finally:
         executor.close()
@@ -102,6 +105,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help="only report stale or missing entries (exit 1 if any)")
     parser.add_argument("--workers", type=int, default=None)
     args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(message)s")  # the engine logs progress (prefixed "fieldguide: ")
     root = find_root(Path.cwd())
     try:
         if args.check:

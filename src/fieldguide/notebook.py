@@ -62,26 +62,17 @@ def render(chapter: str, title: str, page: Path, snippets_dir: Path) -> str:
     return "".join(parts)
 
 
-CHAPTERS = {
-    "capture": "Lesson 1: What torch.compile captures",
-    "breaks": "Lesson 2: Graph breaks",
-    "guards": "Lesson 3: What a guard checks",
-    "dynamic": "Lesson 4: Dynamic shapes and the cache limits",
-    "realcode": "Lesson 5: Recompiles in real code",
-}
-
-
-def generate(docs_dir: Path, snippets_dir: Path, out_dir: Path) -> list[str]:
-    """Write each chapter's notebook to out_dir/notebooks/<chapter>.py; return their site paths."""
+def generate(chapters, docs_dir: Path, snippets_dir: Path, out_dir: Path) -> list[str]:
+    """Write each chapter's notebook (settings.Chapter.notebook) under out_dir; return their site paths."""
     written = []
-    for chapter, title in CHAPTERS.items():
-        page = docs_dir / f"{chapter}.md"
+    for chapter in chapters:
+        page = docs_dir / chapter.page
         if not page.exists() or not page_snippets(page):
             continue
-        path = out_dir / "notebooks" / f"{chapter}.py"
-        text = render(chapter, title, page, snippets_dir)
+        path = out_dir / chapter.notebook
+        text = render(chapter.slug, f"Lesson {chapter.number}: {chapter.title}", page, snippets_dir)
         if not path.exists() or path.read_text(encoding="utf-8") != text:  # keep mkdocs-jupyter's cache warm
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text, encoding="utf-8")
-        written.append(f"notebooks/{chapter}.py")
+        written.append(chapter.notebook)
     return written

@@ -1,41 +1,70 @@
 """The MkDocs plugin that wires the pipeline stages into a build.
 
-    on_config  register the ``snippet`` fence (render.py) with pymdownx.superfences; build into a
-               temporary directory next to site_dir
-    on_files   collect (collect.py) -> execute (execute.py) -> current record (record.py)
-    pages      render from the record; chapter code reads it through fieldguide.record; a fence
-               that fails to render fails the build, naming the page
-    on_post_build  write record.json, then swap the finished site into site_dir
+    on_startup     remember the command; under `mkdocs serve` the plugin (and its executor) live
+                   for the whole session, so rebuilds reuse warm workers that imported torch once
+    on_config      resolve the settings once (settings.py); register the ``snippet`` fence
+                   (render.py); put the chapters (settings.chapters) into the nav; build into a
+                   temporary directory next to site_dir
+    on_files       collect (collect.py) -> execute (execute.py) -> record (record.py); activate the
+                   build context (context.py) that pages render from; add downloads and notebooks
+    pages          render from the record; a fence that fails to render, or a claim whose evidence
+                   the page does not show (claims.py), fails the build, naming the page
+    on_post_build  write record.json; prune the cache to its size cap; swap the finished site
+                   into site_dir
+    on_shutdown    stop the executor's workers
 
 A build that fails or is interrupted leaves the previous site_dir as it was (never empty).
+
+Under `mkdocs serve` the plugin also starts the warm workers in the background after the first
+build (so the first edit does not pay for importing torch) and keeps the theme's compiled
+templates between rebuilds (a Jinja2 bytecode cache in memory): an edit to one snippet costs
+that snippet's run plus rendering, not a torch import and a template compile.
 """
 
 from __future__ import annotations
 
 import atexit
 import functools
+import hashlib
 import json
 import logging
 import os
 import shutil
+import sys
 import tempfile
+import threading
 from pathlib import Path
 
-from mkdocs.config import config_options as c
-from mkdocs.config.base import Config
+import jinja2
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import File
 
-from . import claims, downloads, gym, notebook, record, releases, render
+from . import claims, context, downloads, gym, notebook, record, releases, render
 from .cache import Cache
 from .collect import CollectError
 from .execute import ExecutionFailed, current_toolchain, execute, source_digest
 from .executors import make_executor
 from .fences import FENCE_NAME, find_fences
+from .identity import SnippetId
 from .measure import jobs_for_pages
+from .progress import log
+from .settings import FieldGuideConfig, Settings, SettingsError
 
+NAV_CHAPTERS = "fieldguide:chapters"  # placeholders in mkdocs.yml's nav, filled from the chapters option
+NAV_NOTEBOOKS = "fieldguide:notebooks"
 PARTIAL_PREFIX = ".fieldguide-partial-"
+
+
+def _fail(message: str) -> PluginError:
+    return PluginError(f"fieldguide: {message}")
+
+
+def engine_fingerprint() -> str:
+    """Changes when the engine's code changes (a warm worker imported the old one)."""
+    here = Path(__file__).resolve().parent
+    stats = sorted((str(p.relative_to(here)), p.stat().st_mtime_ns, p.stat().st_size) for p in here.rglob("*.py"))
+    return hashlib.sha256(repr(stats).encode()).hexdigest()[:16]
 
 
 class _WarningCount(logging.Handler):
@@ -61,28 +90,35 @@ def _pid_alive(pid: int) -> bool:
         return True
     return True
 
-def _env_flag(name: str) -> bool:
-    return os.environ.get(name, "").lower() in {"1", "true", "yes", "on"}
-
-
-class FieldGuideConfig(Config):
-    snippets_dir = c.Type(str, default="snippets")
-    cache_dir = c.Type(str, default=".fieldguide-cache")
-    executor = c.Choice(("warm", "fresh"), default="warm")
-    workers = c.Type(int, default=0)
-    refresh = c.Type(bool, default=False)
-    base_record = c.Type(str, default="")
-
 
 class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
+    def __init__(self) -> None:
+        self.command = "build"
+        self._executor = None
+        self._executor_key: tuple | None = None
+        self.settings: Settings | None = None
+        self.build: context.BuildContext | None = None
+        self._templates = _MemoryBytecodeCache()
+        self._prewarmed = False
+
+    def on_startup(self, *, command, dirty) -> None:
+        # Defining on_startup keeps this object for the whole `mkdocs serve` session.
+        self.command = command
+
+    def on_shutdown(self) -> None:
+        self._close_executor()
+
     def on_config(self, config):
         if "pymdownx.superfences" not in config["markdown_extensions"]:
-            raise PluginError("fieldguide: the 'pymdownx.superfences' markdown extension is required")
-        self.root = Path(config["config_file_path"]).resolve().parent
-        self.snippets_dir = (self.root / self.config.snippets_dir).resolve()
-        self.render_state = render.RenderState(self.snippets_dir)
-        render.SNIPPETS_DIR = self.snippets_dir
-        if not _env_flag("FIELDGUIDE_PUBLISH"):
+            raise _fail("the 'pymdownx.superfences' markdown extension is required")
+        root = Path(config["config_file_path"]).resolve().parent
+        try:
+            self.settings = settings = Settings.resolve(self.config, root)
+        except SettingsError as exc:
+            raise _fail(str(exc)) from None
+        self.render_state = render.RenderState(settings.snippets_dir)
+        render.SNIPPETS_DIR = settings.snippets_dir  # read by page code that lists snippets
+        if not settings.publish:
             # the release selector reads ../versions.json, which only a published tree has
             # (nox -s publish sets FIELDGUIDE_PUBLISH): a single build would request it in vain
             config["extra"].pop("version", None)
@@ -93,8 +129,35 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
             "name": FENCE_NAME, "class": FENCE_NAME, "validator": render.validator,
             "format": functools.partial(render.formatter, state=self.render_state),
         })
+        if config["nav"]:
+            config["nav"] = self._nav(config["nav"])
         self._build_into_partial(config)
         return config
+
+    def _nav(self, nav: list) -> list:
+        """Fill the nav's placeholders with one entry per chapter (its page, or its notebook)."""
+        chapters = self.settings.chapters
+        fill = {
+            NAV_CHAPTERS: [{f"{ch.number}. {ch.title}": ch.page} for ch in chapters],
+            NAV_NOTEBOOKS: [{f"{ch.number}. {ch.title}": ch.notebook} for ch in chapters],
+        }
+
+        def walk(items):
+            out = []
+            for item in items:
+                if isinstance(item, dict):
+                    ((title, value),) = item.items()
+                    if isinstance(value, str) and value in fill:
+                        out.append({title: fill[value]})
+                    elif isinstance(value, list):
+                        out.append({title: walk(value)})
+                    else:
+                        out.append(item)
+                else:
+                    out.append(item)
+            return out
+
+        return walk(nav)
 
     # -- the site directory: replaced only by a finished build -----------------------------------
     def _build_into_partial(self, config) -> None:
@@ -124,55 +187,65 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
     def on_build_error(self, error, **kwargs):
         logging.getLogger("mkdocs").removeHandler(self.warnings)
         _remove(getattr(self, "partial", None))
+        context.activate(None)
 
-    # -- pages: every fence the collector found is rendered, and any render error fails the build --
+    # -- pages: every fence the collector found is rendered, any render error fails the build, and
+    #    every claim's evidence is on its page ---------------------------------------------------
     def on_page_markdown(self, markdown, page, config, files):
         self.render_state.start_page(page.file.src_uri)
         self.expected[page.file.src_uri] = len(find_fences(markdown))
         render._ANCHORS.clear()
         render.PAGE_URL = page.url
         if render.REPLAY is not None:  # a copy rendered from a record: say what changed since
-            return render.replay_page_markdown(markdown, f"{self.docs_label}/{page.file.src_uri}")
+            markdown = render.replay_page_markdown(markdown, f"{self.docs_label}/{page.file.src_uri}")
+        self._page_markdown = markdown
+        claims.begin_page()  # collect the claims this page's code renders
         return markdown
 
     def on_page_content(self, html, page, config, files):
-        state, where = self.render_state, f"{os.path.relpath(config['docs_dir'], self.root)}/{page.file.src_uri}"
+        state, where = self.render_state, f"{self.docs_label}/{page.file.src_uri}"
         if state.errors:
-            raise PluginError(f"fieldguide: {where}: a snippet fence failed to render:\n  " + "\n  ".join(state.errors))
+            raise _fail(f"{where}: a snippet fence failed to render:\n  " + "\n  ".join(state.errors))
         expected = self.expected.get(page.file.src_uri, 0)
         if state.rendered != expected:
-            raise PluginError(
-                f"fieldguide: {where}: {expected} snippet fence(s) collected but {state.rendered} rendered; "
+            raise _fail(
+                f"{where}: {expected} snippet fence(s) collected but {state.rendered} rendered; "
                 "write each fence as ```snippet path=\"...\"``` on a line of its own"
             )
+        wrong = claims.end_page(getattr(self, "_page_markdown", ""), context.active().record)
+        if wrong and render.REPLAY is None:
+            raise _fail(f"{where}: claims without their evidence on the page:\n" + "\n".join(wrong))
         return html
 
     def on_files(self, files, config):
+        settings = self.settings
         docs = Path(config["docs_dir"]).resolve()
-        docs_label = self.docs_label = os.path.relpath(docs, self.root)
+        docs_label = self.docs_label = os.path.relpath(docs, settings.root)
         pages, urls = {}, {}
         for file in files.documentation_pages():
             name = f"{docs_label}/{file.src_uri}"
             pages[name] = Path(file.abs_src_path).read_text(encoding="utf-8")
             urls[name] = file.url or "./"
+        missing = [ch.page for ch in settings.chapters if f"{docs_label}/{ch.page}" not in pages]
+        if missing:
+            raise _fail(f"chapters listed in mkdocs.yml have no page: {', '.join(missing)}")
         try:
-            jobs = jobs_for_pages(pages, docs_label, self.snippets_dir)
+            jobs = jobs_for_pages(pages, docs_label, settings.snippets_dir)
         except gym.DrillError as exc:
-            raise PluginError(f"fieldguide: {exc}") from None
+            raise _fail(str(exc)) from None
         except CollectError as exc:
-            raise PluginError(f"fieldguide: bad snippet fence(s):\n{exc}") from None
-        replay = os.environ.get("FIELDGUIDE_REPLAY")
+            raise _fail(f"bad snippet fence(s):\n{exc}") from None
         render.REPLAY = None
-        if replay:  # execution disabled: render from an earlier build's record
-            build = self._replay(Path(replay), jobs)
+        if settings.replay:  # execution disabled: render from an earlier build's record
+            build = self._replay(settings.replay, jobs)
         else:
             build = record.BuildRecord.new(current_toolchain().torch, self._execute(jobs))
-        config["extra"]["fieldguide_release"] = render.release_banner(build, live=not replay)
+        config["extra"]["fieldguide_release"] = render.release_banner(build, live=not settings.replay)
         for result in build.snippets:
             result.pages = [urls[p] for p in result.pages]
-        record.set_current(build)
+        self.build = context.BuildContext(settings, build, self._base())
+        context.activate(self.build)
         render.PLACES.clear()
-        self._set_base()
         self._add_downloads(files, config, build.snippets)
         self._add_release_outputs(files, config, build)
         self._add_notebooks(files, config, docs)
@@ -180,46 +253,60 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
 
     def _add_notebooks(self, files, config, docs: Path) -> None:
         """Each chapter's notebook, generated from its snippets, as a page for mkdocs-jupyter."""
-        out = self.root / (os.environ.get("FIELDGUIDE_CACHE_DIR") or self.config.cache_dir) / "generated"
-        for src_uri in notebook.generate(docs, self.snippets_dir, out):
+        out = self.settings.cache_dir / "generated"
+        for src_uri in notebook.generate(self.settings.chapters, docs, self.settings.snippets_dir, out):
             files.append(File(src_uri, str(out), config["site_dir"], config["use_directory_urls"]))
 
+    def _executor_for(self, settings: Settings):
+        """The executor, kept across the rebuilds of one `mkdocs serve` while nothing it depends on changed."""
+        key = (settings.executor, settings.workers, str(settings.root), sys.executable,
+               current_toolchain().torch, engine_fingerprint())
+        if self._executor is not None and key != self._executor_key:
+            self._close_executor()
+        if self._executor is None:
+            try:
+                self._executor = make_executor(settings.executor, cwd=settings.root, workers=settings.workers, root=settings.root)
+            except ValueError as exc:
+                raise _fail(str(exc)) from None
+            self._executor_key = key
+        return self._executor
+
+    def _close_executor(self) -> None:
+        if self._executor is not None:
+            self._executor.close()
+        self._executor, self._executor_key = None, None
+
     def _execute(self, jobs):
-        executor_name = os.environ.get("FIELDGUIDE_EXECUTOR") or self.config.executor
-        workers = int(os.environ.get("FIELDGUIDE_WORKERS") or self.config.workers or 0) or None
-        refresh = self.config.refresh or _env_flag("FIELDGUIDE_REFRESH")
-        cache_dir = self.root / (os.environ.get("FIELDGUIDE_CACHE_DIR") or self.config.cache_dir)
-        try:
-            executor = make_executor(executor_name, cwd=self.root, workers=workers, root=self.root)
-        except ValueError as exc:
-            raise PluginError(f"fieldguide: {exc}") from None
+        settings = self.settings
+        executor = self._executor_for(settings)
         try:
             return execute(
                 jobs,
-                root=self.root,
-                snippets_dir=self.snippets_dir,
+                root=settings.root,
+                snippets_dir=settings.snippets_dir,
                 executor=executor,
-                cache=None if _env_flag("FIELDGUIDE_NO_CACHE") else Cache(cache_dir),
-                workers=workers,
-                refresh=refresh,
+                cache=Cache(settings.cache_dir) if settings.cache else None,
+                workers=settings.workers,
+                refresh=settings.refresh,
             )
         except ExecutionFailed as exc:
-            raise PluginError(f"fieldguide: {exc}") from None
+            raise _fail(str(exc)) from None
         except KeyboardInterrupt:
             _remove(self.partial)
+            self._close_executor()
             raise
         finally:
-            executor.close()
+            if self.command != "serve":  # a one-off build frees its workers as soon as it is done
+                self._close_executor()
 
-    def _set_base(self) -> None:
-        base = os.environ.get("FIELDGUIDE_BASE_RECORD") or self.config.base_record
-        if base:
-            try:
-                record.set_base(record.BuildRecord.read(Path(base)))
-            except (OSError, ValueError, KeyError, TypeError) as exc:
-                raise PluginError(f"fieldguide: the base record {base} cannot be read: {exc}") from None
-        else:
-            record.set_base(None)
+    def _base(self) -> record.BuildRecord | None:
+        base = self.settings.base_record
+        if not base:
+            return None
+        try:
+            return record.BuildRecord.read(base)
+        except (OSError, ValueError) as exc:
+            raise _fail(f"the base record {base} cannot be read: {exc}") from None
 
     def _replay(self, path: Path, jobs) -> record.BuildRecord:
         """An earlier record's results, for a build with execution disabled (FIELDGUIDE_REPLAY).
@@ -230,16 +317,16 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
         """
         try:
             old = record.BuildRecord.read(path)
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            raise PluginError(f"fieldguide: cannot replay {path}: {exc}") from None
-        by_key = {(s.path, tuple(sorted(s.env.items()))): s for s in old.snippets}
+        except (OSError, ValueError) as exc:
+            raise _fail(f"cannot replay {path}: {exc}") from None
+        by_id: dict[SnippetId, record.SnippetResult] = {s.id: s for s in old.snippets}
         state = render.ReplayState(torch=old.torch)
         results = []
         for job in jobs:
             key = (job.display_path, job.key[1])
-            found = by_key.get(key)
-            label = job.display_path + "".join(f" {k}={v}" for k, v in job.env.items())
-            state.today[key] = digest = source_digest(job, self.snippets_dir)
+            found = by_id.get(job.id)
+            label = job.id.label()
+            state.today[key] = digest = source_digest(job, self.settings.snippets_dir)
             if found is None:
                 state.mark(key, "missing", label, job.pages)
                 continue
@@ -255,46 +342,82 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
 
     def _add_downloads(self, files, config, results) -> None:
         """Each executed snippet as a file of the site, and a zip of each chapter's snippets."""
+        root = self.settings.root
         chapters: dict[str, list[Path]] = {}
         for path in sorted({r.path for r in results}):
-            source = self.root / path
+            source = root / path
             files.append(File.generated(config, path, abs_src_path=str(source)))
-            chapters.setdefault(path.split("/")[1], []).append(source)
+            chapters.setdefault(SnippetId.of(path).path.split("/")[0], []).append(source)
         for chapter, sources in chapters.items():
-            content = downloads.zip_bytes(sources, self.root)
+            content = downloads.zip_bytes(sources, root)
             files.append(File.generated(config, f"downloads/{chapter}-snippets.zip", content=content))
 
     def _add_release_outputs(self, files, config, build) -> None:
         """Every measured release's output of every snippet, for the Across releases page to link to."""
-        if not (self.root / "records" / "releases.toml").exists():
+        root = self.settings.root
+        if not (root / "records" / "releases.toml").exists():
             return
-        for path, text in releases.output_files(releases.columns(self.root, build)).items():
+        for path, text in releases.output_files(releases.columns(root, build)).items():
             files.append(File.generated(config, path, content=text))
 
-    def on_page_markdown(self, markdown, page, config, files):
-        self._page_markdown = markdown
-        claims.begin_page()  # collect the claims this page's code renders
-        return markdown
+    def on_env(self, env, config, files):
+        if self.command == "serve":
+            env.bytecode_cache = self._templates
+        return env
 
-    def on_page_content(self, html, page, config, files):
-        wrong = claims.end_page(getattr(self, "_page_markdown", ""), record.current())
-        if wrong:
-            raise PluginError(f"fieldguide: {page.file.src_uri}: claims without their evidence on the page:\n" + "\n".join(wrong))
-        return html
+    def _prewarm(self) -> None:
+        """Start the executor's workers now (serve only), by running an empty snippet through one."""
+        if self._prewarmed or self.command != "serve" or self.settings.replay:
+            return
+        self._prewarmed = True
+        executor = self._executor_for(self.settings)
+
+        def run() -> None:
+            with tempfile.TemporaryDirectory(prefix="fieldguide-prewarm-") as tmp:
+                empty = Path(tmp) / "empty.py"
+                empty.write_text("")
+                try:
+                    executor.run(empty, {}, 120)
+                except Exception as exc:  # noqa: BLE001 - a failed prewarm only costs the first edit
+                    log.debug(f"prewarming the executor failed: {exc}")
+
+        threading.Thread(target=run, name="fieldguide-prewarm", daemon=True).start()
 
     def on_serve(self, server, config, builder):
-        server.watch(str(self.snippets_dir))
+        self._prewarm()
+        server.watch(str(self.settings.snippets_dir))
         return server
 
     @event_priority(-100)  # after every other plugin has written its files
     def on_post_build(self, config):
-        build = record.current()
+        build = context.active().record
         build.write(Path(config["site_dir"]) / record.RECORD_NAME)
         # where each output is shown, for links from other releases' copies (nox -s publish)
         places = json.dumps(dict(sorted(render.PLACES.items())), indent=1)
         (Path(config["site_dir"]) / "snippet-places.json").write_text(places + "\n", encoding="utf-8")
+        settings = self.settings
+        if settings.cache and settings.cache_max_mb > 0 and not settings.replay:
+            removed = Cache(settings.cache_dir).prune(max_bytes=settings.cache_max_mb * 1024 * 1024)
+            if removed:
+                log.info(f"cache: pruned {removed} least recently used entries (cache_max_mb={settings.cache_max_mb})")
+        context.activate(None)
         logging.getLogger("mkdocs").removeHandler(self.warnings)
         if self.strict and self.warnings.count:
             return  # mkdocs aborts this build now; on_build_error removes it, site_dir stays as it was
         self._swap_into_place()
         config["site_dir"] = str(self.final_site)
+
+
+class _MemoryBytecodeCache(jinja2.BytecodeCache):
+    """Compiled templates kept in memory across the rebuilds of one `mkdocs serve` (keyed by source checksum)."""
+
+    def __init__(self) -> None:
+        self._store: dict[str, bytes] = {}
+
+    def load_bytecode(self, bucket) -> None:
+        code = self._store.get(bucket.key)
+        if code is not None:
+            bucket.bytecode_from_string(code)
+
+    def dump_bytecode(self, bucket) -> None:
+        self._store[bucket.key] = bucket.bytecode_to_string()

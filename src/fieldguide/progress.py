@@ -1,39 +1,50 @@
-"""Progress of the execute stage: a live line on a terminal, plain lines elsewhere (CI, logs)."""
+"""Progress of the execute stage, through MkDocs' plugin logger.
+
+On a terminal (and not in CI) a live status line is redrawn in place; elsewhere each executed
+snippet is one INFO line. Cache hits are not listed one by one: the stage ends with one summary
+line. Everything goes through the logger `mkdocs.plugins.fieldguide`, so `mkdocs build -q`
+silences it (the live line is drawn only when that logger would show INFO).
+"""
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 import threading
 import time
 
+from mkdocs.plugins import get_plugin_logger
+
+log = get_plugin_logger("fieldguide")
+
 
 class Progress:
-    def __init__(self, total: int, stream=None, live: bool | None = None) -> None:
+    def __init__(self, total: int, stream=None, live: bool | None = None, logger=log) -> None:
         self.total = total
+        self.log = logger
         self.stream = stream or sys.stderr
+        enabled = logger.isEnabledFor(logging.INFO)
         if live is None:
             live = self.stream.isatty() and not os.environ.get("CI")
-        self.live = live
+        self.live = live and enabled
         self.done = 0
         self.hits = 0
         self.running: list[str] = []
         self.started = time.perf_counter()
         self._lock = threading.Lock()
 
-    def _emit(self, text: str) -> None:
-        if self.live:
-            width = 120
-            self.stream.write("\r\x1b[2K" + text[:width])
-        else:
-            self.stream.write(text + "\n")
+    def _draw(self) -> None:
+        running = ", ".join(self.running) or "-"
+        text = f"fieldguide: {self.done}/{self.total} done, {self.hits} cached; running: {running}"
+        self.stream.write("\r\x1b[2K" + text[:120])
         self.stream.flush()
 
     def start(self, name: str) -> None:
         with self._lock:
             self.running.append(name)
             if self.live:
-                self._emit(self._status())
+                self._draw()
 
     def finish(self, name: str, cached: bool, seconds: float) -> None:
         with self._lock:
@@ -41,31 +52,29 @@ class Progress:
                 self.running.remove(name)
             self.done += 1
             self.hits += cached
-            how = "cached" if cached else f"ran in {seconds:.1f}s"
             if self.live:
-                self._emit(self._status())
-            else:
-                self._emit(f"fieldguide: [{self.done}/{self.total}] {name} {how}")
+                self._draw()
+            elif not cached:
+                self.log.info(f"[{self.done}/{self.total}] {name} ran in {seconds:.1f}s")
 
     def warn(self, text: str) -> None:
         """A problem the build survives (an unwritable cache), on a line of its own."""
         with self._lock:
             if self.live:
                 self.stream.write("\r\x1b[2K")
-            self.stream.write(f"fieldguide: warning: {text}\n")
-            self.stream.flush()
+                self.stream.flush()
+            self.log.info(f"warning: {text}")  # INFO: --strict would turn a WARNING into a failed build
 
-    def _status(self) -> str:
-        running = ", ".join(self.running) or "-"
-        return f"fieldguide: {self.done}/{self.total} done, {self.hits} cached; running: {running}"
-
-    def close(self) -> None:
+    def summary(self) -> str:
         elapsed = time.perf_counter() - self.started
-        summary = (
-            f"fieldguide: executed {self.done - self.hits}, reused {self.hits} from cache, "
+        return (
+            f"executed {self.done - self.hits}, reused {self.hits} from cache, "
             f"{self.total} snippets in {elapsed:.1f}s"
         )
-        if self.live:
-            self.stream.write("\r\x1b[2K")
-        self.stream.write(summary + "\n")
-        self.stream.flush()
+
+    def close(self) -> None:
+        with self._lock:
+            if self.live:
+                self.stream.write("\r\x1b[2K")
+                self.stream.flush()
+            self.log.info(self.summary())

@@ -1,8 +1,13 @@
 """Stage 3 — record: results of a build, as data. Written to site/record.json.
 
 The field names of record.json are a contract read by the diff tooling and CI:
-torch, python, platform, built_at, snippets[] with path, pages, env, stdout, logs, exit_code,
-seconds, cached, normalized. (Extra fields: output, stderr, executor.)
+schema, torch, python, platform, built_at, snippets[] with path, pages, env, stdout, logs,
+exit_code, seconds, cached, normalized. (Extra fields: output, stderr, executor, digest, measured_at.)
+
+`schema` is the version of this shape. Version 1 (records written before the field existed,
+such as the committed tests/fixtures/records) has only the contract's fields required; version 2
+requires every field. A record of a newer schema, or one missing a required field, is refused on
+load with a RecordError naming the file, the snippet and the field: nothing is silently defaulted.
 """
 
 from __future__ import annotations
@@ -18,9 +23,18 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from . import logs as logparse
+from .identity import SnippetId
 from .normalize import normalize_output
 
 RECORD_NAME = "record.json"
+SCHEMA_VERSION = 2
+REQUIRED_TOP = ("torch", "python", "platform", "built_at", "snippets")
+REQUIRED_V1 = ("path", "pages", "env", "stdout", "logs", "exit_code", "seconds", "cached", "normalized")
+REQUIRED_V2 = (*REQUIRED_V1, "output", "stderr", "executor", "digest", "measured_at", "artifacts")
+
+
+class RecordError(ValueError):
+    """A record that cannot be read as this version of the schema (the message says why)."""
 
 
 @dataclass
@@ -59,6 +73,10 @@ class SnippetResult:
 
     def log(self, channel: str) -> str:
         return self.logs.get(channel, "")
+
+    @property
+    def id(self) -> SnippetId:
+        return SnippetId.of(self.path, self.env)
 
 
 def pack_artifact(text: str) -> str:
@@ -126,6 +144,7 @@ class BuildRecord:
 
     def to_json(self) -> dict:
         return {
+            "schema": SCHEMA_VERSION,
             "torch": self.torch,
             "python": self.python,
             "platform": self.platform,
@@ -148,25 +167,49 @@ class BuildRecord:
 
     @classmethod
     def read(cls, path: Path) -> BuildRecord:
+        """Read a record.json (or .json.gz); raises RecordError (a ValueError) naming what is wrong."""
         raw = Path(path).read_bytes()
-        if raw[:2] == b"\x1f\x8b":
-            raw = gzip.decompress(raw)
-        return cls.from_json(json.loads(raw.decode("utf-8")))
+        try:
+            if raw[:2] == b"\x1f\x8b":
+                raw = gzip.decompress(raw)
+            data = json.loads(raw.decode("utf-8"))
+        except (OSError, EOFError, UnicodeDecodeError, ValueError) as exc:
+            raise RecordError(f"{path} is not a build record: {exc}") from None
+        try:
+            return cls.from_json(data)
+        except RecordError as exc:
+            raise RecordError(f"{path} is not a build record: {exc}") from None
 
     @classmethod
     def from_json(cls, data: dict) -> BuildRecord:
+        if not isinstance(data, dict):
+            raise RecordError("not a build record (expected a JSON object)")
+        schema = data.get("schema", 1)  # records written before the field existed are version 1
+        if not isinstance(schema, int) or not 1 <= schema <= SCHEMA_VERSION:
+            raise RecordError(
+                f"record schema {schema!r} is not one this code reads (1 to {SCHEMA_VERSION}); "
+                "a newer record needs a newer fieldguide"
+            )
+        missing = [k for k in REQUIRED_TOP if k not in data]
+        if missing:
+            raise RecordError(f"schema {schema} record without required field(s): {', '.join(missing)}")
+        required = REQUIRED_V1 if schema == 1 else REQUIRED_V2
         fields = SnippetResult.__dataclass_fields__
         snippets = []
-        for s in data["snippets"]:
-            # Only the contract's fields are required; the extras default to what can be derived.
-            values = {"output": s.get("stdout", ""), "stderr": "", **{k: v for k, v in s.items() if k in fields}}
+        for i, s in enumerate(data["snippets"]):
+            missing = [k for k in required if not isinstance(s, dict) or k not in s]
+            if missing:
+                name = s.get("path", f"#{i}") if isinstance(s, dict) else f"#{i}"
+                raise RecordError(f"snippet {name}: schema {schema} requires {', '.join(missing)}")
+            # Version 1 only: the extras a record of then could lack default to what can be derived.
+            values = {"output": s["stdout"], "stderr": "", **{k: v for k, v in s.items() if k in fields}}
             snippets.append(SnippetResult(**values))
         return cls(data["torch"], data["python"], data["platform"], data["built_at"], snippets)
 
     # -- lookup, for chapter code ------------------------------------------------------------
     def find(self, path: str, **env: str) -> SnippetResult:
         """The result for snippets/<path>; env narrows it when a snippet ran under several environments."""
-        want = path if path.startswith("snippets/") else f"snippets/{path}"
+        want = SnippetId.of(path).display
         matches = [s for s in self.snippets if s.path == want and all(s.env.get(k) == v for k, v in env.items())]
         if not matches:
             ran = sorted({s.path for s in self.snippets})
@@ -176,32 +219,18 @@ class BuildRecord:
         return matches[0]
 
 
-# -- the record of the build in progress (set by the plugin, read by render code) ------------
-_current: BuildRecord | None = None
-
-
-def set_current(record: BuildRecord | None) -> None:
-    global _current
-    _current = record
-
-
+# -- the build in progress, for page code (see context.py: the plugin owns it) ----------------
 def current() -> BuildRecord:
-    if _current is None:
-        raise RuntimeError("no build in progress: results exist only while mkdocs builds the site with the fieldguide plugin")
-    return _current
+    from .context import active
 
-
-_base: BuildRecord | None = None
-
-
-def set_base(build: BuildRecord | None) -> None:
-    """The record of an earlier build to compare this one with (nox -s docs -- --base OLD/record.json)."""
-    global _base
-    _base = build
+    return active().record
 
 
 def base() -> BuildRecord | None:
-    return _base
+    """The record of an earlier build to compare this one with (nox -s docs -- --base OLD/record.json)."""
+    from .context import active
+
+    return active().base
 
 
 def result(path: str, **env: str) -> SnippetResult:

@@ -152,7 +152,9 @@ class WarmExecutor(Executor):
         self.python = python
         self.cwd = Path(cwd or os.getcwd())
         self.root = root if root is not None else self.cwd
-        self.size = workers or max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1)
+        from ..settings import default_workers  # not at import: the worker process needs none of it
+
+        self.size = workers or default_workers()
         self.fresh = FreshProcessExecutor(python, self.cwd, self.root)
         self._idle: queue.Queue[_Worker] = queue.Queue()
         self._started = 0
@@ -253,6 +255,10 @@ def reset_torch_state() -> None:
     """Undo what importing torch in the worker left that a fresh process would not have."""
     import torch._logging._internal as torch_logging
 
+    if hasattr(torch_logging.log_state, "clear"):
+        # Settings the worker made (set_logs, or a TORCH_LOGS it imported torch under) survive
+        # _init_logs when the child has no TORCH_LOGS of its own: a fresh process has none.
+        torch_logging.log_state.clear()
     torch_logging._init_logs()  # handlers on the child's sys.stderr, levels from its TORCH_LOGS
     import torch._dynamo
     from torch._dynamo.utils import counters

@@ -1,0 +1,86 @@
+"""Serve latency: from saving a snippet to the served page showing its new output (part of `nox -s bench`).
+
+Starts `mkdocs serve` on a copy of the site, waits for the first build, then edits one snippet
+several times. Each edit makes the snippet print a new token that appears only in its output
+(the source prints an expression, the page shows its value), and the clock runs from the save
+to the first response of the served page that contains the token. Reports the median.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+SNIPPET = "start/first_compile.py"  # shown on the home page
+PAGE = "/"
+TARGET_SECONDS = 2.5
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _get(url: str) -> str:
+    try:
+        with urllib.request.urlopen(url, timeout=5) as resp:
+            return resp.read().decode("utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
+def _wait_for(url: str, token: str, deadline: float, proc: subprocess.Popen) -> float | None:
+    while time.perf_counter() < deadline:
+        if proc.poll() is not None:
+            return None
+        if token in _get(url):
+            return time.perf_counter()
+        time.sleep(0.05)
+    return None
+
+
+def serve_latency(site: Path, env: dict[str, str], edits: int = 5, log: Path | None = None) -> dict:
+    """Median seconds from saving a snippet to the served page containing its new output."""
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}{PAGE}"
+    snippet = site / "snippets" / SNIPPET
+    original = snippet.read_text()
+    out = open(log or os.devnull, "w")  # noqa: SIM115
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mkdocs", "serve", "--dev-addr", f"127.0.0.1:{port}"],
+        cwd=site, env={**os.environ, "NO_MKDOCS_2_WARNING": "1", "DISABLE_MKDOCS_2_WARNING": "true", **env},
+        stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+    )
+    times: list[float] = []
+    try:
+        if _wait_for(url, "<html", time.perf_counter() + 300, proc) is None:
+            raise SystemExit(f"bench: mkdocs serve did not come up (see {log})")
+        time.sleep(1.0)  # let the watcher settle after the first build
+        for i in range(edits):
+            value = 7919 * (i + 11)
+            token = f"bench-edit-{value}"
+            snippet.write_text(original + f'print("bench-edit-" + str(7919 * {i + 11}))\n')
+            saved = time.perf_counter()
+            seen = _wait_for(url, token, saved + 120, proc)
+            if seen is None:
+                raise SystemExit(f"bench: the served page never showed edit {i + 1} (see {log})")
+            times.append(round(seen - saved, 2))
+            time.sleep(0.5)
+    finally:
+        snippet.write_text(original)
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+        out.close()
+    return {"median": statistics.median(times), "edits": times, "target": TARGET_SECONDS}
