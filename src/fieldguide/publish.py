@@ -107,21 +107,20 @@ def run_batch(root: Path, spec: Path, out: Path, scratch: Path) -> int:
         from markdown_exec._internal.formatters.python import _sessions_globals
     except ImportError:  # pragma: no cover - another markdown-exec layout
         _sessions_globals = {}
-    live_cache = os.environ.get("FIELDGUIDE_CACHE_DIR")
-    os.environ["FIELDGUIDE_PUBLISH"] = "1"  # the release selector in the header (see plugin.on_config)
+    from . import settings as fg_settings
+
+    live_cache = fg_settings.load(root).cache_dir  # the caller's cache (FIELDGUIDE_CACHE_DIR included)
+    fg_settings.drop_overrides("FIELDGUIDE_REPLAY", "FIELDGUIDE_CACHE_DIR", "FIELDGUIDE_PUBLISH")  # each copy's own, below
     for item in json.loads(spec.read_text()):
         release, rec = item["release"], item["record"]
-        os.environ.pop("FIELDGUIDE_REPLAY", None)
-        os.environ.pop("FIELDGUIDE_CACHE_DIR", None)
-        if rec:
-            os.environ["FIELDGUIDE_REPLAY"] = rec
-            # a replay executes nothing; a scratch of its own keeps copies from sharing generated files
-            os.environ["FIELDGUIDE_CACHE_DIR"] = str(scratch / release)
-        elif live_cache:
-            os.environ["FIELDGUIDE_CACHE_DIR"] = live_cache
         _sessions_globals.clear()
         start = time.perf_counter()
         config = load_config(config_file=str(root / "mkdocs.yml"), site_dir=str(out / release), strict=True)
+        options = config.plugins["fieldguide"].config
+        options["publish"] = True  # the release selector in the header (see plugin.on_config)
+        # a replay executes nothing; a scratch of its own keeps copies from sharing generated files
+        options["replay"] = rec or ""
+        options["cache_dir"] = str(scratch / release) if rec else str(live_cache)
         config.plugins.on_startup(command="build", dirty=False)
         try:
             build(config)

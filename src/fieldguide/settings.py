@@ -182,6 +182,12 @@ class Settings:
         raise LookupError(f"no chapter {slug!r} in mkdocs.yml's fieldguide chapters: {[c.slug for c in self.chapters]}")
 
 
+def drop_overrides(*names: str) -> None:
+    """Forget FIELDGUIDE_* variables in this process, so options set in code take effect (publish's copies)."""
+    for name in names:
+        os.environ.pop(name, None)
+
+
 def load(root: Path, environ: Mapping[str, str] | None = None) -> Settings:
     """The settings of the site at root, outside a build (measure, the cache command, page tests):
     the fieldguide plugin's options from root/mkdocs.yml, overridden by the variables, as in a build."""
