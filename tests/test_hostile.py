@@ -364,6 +364,35 @@ def test_the_repository_is_read_only_to_a_snippet(scratch):
     assert (scratch.root / "snippets/w/other.py").read_text() == "print('original')\n"
 
 
+def test_without_a_mount_namespace_writes_are_refused_all_the_same(scratch, tmp_path_factory):
+    """Where the kernel refuses a private mount namespace (no privilege), an audit hook raises the
+    same error for writes through Python's file API (documented as a best effort)."""
+    wrapper = tmp_path_factory.mktemp("bin") / "python"
+    wrapper.write_text(
+        "#!/bin/sh\n"  # called as: python -m fieldguide.runner REQUEST RESULT
+        f'exec {sys.executable} -c "import fieldguide.runner as r; r._mount_read_only = lambda root: False; r.main()" "$3" "$4"\n'
+    )
+    wrapper.chmod(0o755)
+    scratch.snippet(
+        "w/vandal.py",
+        """
+        import os, pathlib
+        for write in (lambda: open("docs/x.md", "w"), lambda: pathlib.Path("y.txt").write_text("y"),
+                      lambda: os.open("z", os.O_CREAT | os.O_WRONLY), lambda: os.remove("mkdocs.yml"),
+                      lambda: os.rename("mkdocs.yml", "moved.yml")):
+            try:
+                write()
+            except OSError as exc:
+                print(exc.strerror)
+        print("site_name" in open("mkdocs.yml").read())
+        """,
+    )
+    ex = FreshProcessExecutor(python=str(wrapper), cwd=scratch.root)
+    out = run_jobs(scratch, {"docs/p.md": fence("w/vandal.py")}, ex, cache=False)[0].stdout
+    assert out == "Read-only file system\n" * 5 + "True\n"
+    assert sorted(p.name for p in scratch.root.iterdir()) == ["docs", "mkdocs.yml", "snippets"]
+
+
 def test_a_symlink_out_of_the_repository_is_refused(scratch, tmp_path_factory):
     secret = tmp_path_factory.mktemp("elsewhere") / "secret.py"
     secret.write_text("print('secret')\n")
@@ -384,7 +413,7 @@ sys.stdout.buffer.write(b"bytes \\xff\\xfe end\\n")
 sys.stdout.flush()
 subprocess.run(["echo", "from a child process"])
 sys.stdout.reconfigure(line_buffering=True)
-print(sys.stdout.encoding, sys.stdout.fileno(), sys.stderr.fileno(), sys.stdout.isatty())
+print(sys.stdout.encoding, sys.stdout.fileno(), sys.stderr.fileno(), sys.stdout.isatty(), sys.stdout.name)
 print("caf\\u00e9")
 """
 
@@ -408,7 +437,7 @@ def test_output_is_captured_as_python_file_shows_it(scratch, executor):
         assert "".join(text for _, text in raw.events) == reader
     out = [t for s, t in runs[0].events if s == "out"]
     assert "".join(t for s, t in runs[0].events if s == "err") == "to stderr\nfd-level err\n"
-    assert "utf-8 1 2 False\n" in "".join(out)
+    assert "utf-8 1 2 False <stdout>\n" in "".join(out)
 
 
 def test_a_coding_cookie_source_is_shown_as_python_reads_it(scratch):

@@ -124,6 +124,10 @@ class _Sink(io.BufferedIOBase):
         super().__init__()
         self._capture, self._stream, self._fd = capture, stream, fd
 
+    @property
+    def name(self) -> str:
+        return f"<std{self._stream}>"
+
     def writable(self) -> bool:
         return True
 
