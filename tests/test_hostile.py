@@ -415,6 +415,8 @@ subprocess.run(["echo", "from a child process"])
 sys.stdout.reconfigure(line_buffering=True)
 print(sys.stdout.encoding, sys.stdout.fileno(), sys.stderr.fileno(), sys.stdout.isatty(), sys.stdout.name)
 print("caf\\u00e9")
+import atexit
+atexit.register(lambda: print("at exit, as python prints it"))
 """
 
 

@@ -298,6 +298,21 @@ def run(snippet: str) -> int:
     return 0
 
 
+def _at_exit() -> None:
+    """What the interpreter runs at exit (atexit handlers), whose output `python file.py` shows too."""
+    import atexit
+
+    try:
+        atexit._run_exitfuncs()
+    except BaseException:  # noqa: BLE001 - the interpreter prints these and exits all the same
+        traceback.print_exc()
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+
+
 def become_snippet(request: dict, prepare=None) -> None:
     """In a freshly forked child: turn this process into the snippet's. Never returns.
 
@@ -322,6 +337,7 @@ def become_snippet(request: dict, prepare=None) -> None:
         if prepare is not None:
             prepare()
         code = run(request["file"])
+        _at_exit()
         capture.close()
     except BaseException:  # noqa: BLE001
         try:
