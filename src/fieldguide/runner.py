@@ -23,10 +23,10 @@ The fresh executor runs this module as a supervisor, which forks the snippet and
 from __future__ import annotations
 
 import _thread
-import codecs
 import errno
 import io
 import json
+import json.encoder
 import os
 import runpy
 import select
@@ -37,6 +37,9 @@ import traceback
 from .executors.base import EXIT_OUTPUT_LIMIT, become_subreaper, supervise, terminate_on_signal
 
 
+_encode = getattr(json.encoder, "c_encode_basestring_ascii", None) or json.encoder.py_encode_basestring_ascii
+
+
 class _Capture:
     """Records both streams of this process into the events file, in the order written."""
 
@@ -45,7 +48,7 @@ class _Capture:
         self.limit = limit
         self.total = 0
         self.lock = _thread.allocate_lock()
-        self.decoders = {s: codecs.getincrementaldecoder("utf-8")("replace") for s in ("out", "err")}
+        self.pending = {"out": b"", "err": b""}  # an incomplete UTF-8 sequence at the end of a write
         self.pipes: dict[str, int] = {}
         for fd, stream in ((1, "out"), (2, "err")):
             read, write = os.pipe()
@@ -54,6 +57,7 @@ class _Capture:
             os.set_blocking(read, False)
             self.pipes[stream] = read
         self.owner = os.getpid()
+        self.hidden = False
         os.register_at_fork(before=self.lock.acquire, after_in_parent=self.lock.release, after_in_child=self._forked)
         _thread.start_new_thread(self._reader, ())  # not a threading.Thread: invisible to the snippet
 
@@ -65,7 +69,8 @@ class _Capture:
         self.pipes = {}
 
     def _write_line(self, item: list) -> None:
-        data = (json.dumps(item) + "\n").encode("utf-8")
+        # JSON by the C encoder: no Python frame on the write path for torch.compile to see
+        data = ("[" + ", ".join(_encode(str(x)) for x in item) + "]\n").encode("utf-8")
         while data:
             data = data[os.write(self.sink, data) :]
 
@@ -74,9 +79,23 @@ class _Capture:
         if self.total > self.limit:
             self._write_line(["limit", "output"])
             os._exit(EXIT_OUTPUT_LIMIT)
-        text = self.decoders[stream].decode(data)
+        text = self._decode(stream, data)
         if text:
             self._write_line([stream, text])
+
+    def _decode(self, stream: str, data: bytes, final: bool = False) -> str:
+        data = self.pending[stream] + data
+        cut = len(data)
+        if not final:  # keep back a trailing sequence that the next write may complete
+            for back in range(1, min(3, len(data)) + 1):
+                byte = data[-back]
+                if byte & 0xC0 != 0x80:  # a lead byte (or ASCII): complete if its sequence fits
+                    need = 2 if byte & 0xE0 == 0xC0 else 3 if byte & 0xF0 == 0xE0 else 4 if byte & 0xF8 == 0xF0 else 1
+                    if need > back:
+                        cut = len(data) - back
+                    break
+        self.pending[stream] = data[cut:]
+        return data[:cut].decode("utf-8", "replace")
 
     def _drain(self) -> None:
         for stream, fd in self.pipes.items():
@@ -101,6 +120,8 @@ class _Capture:
                 self._drain()
 
     def record(self, stream: str, data: bytes) -> None:
+        if not self.hidden and "torch._dynamo.eval_frame" in sys.modules:
+            hide_from_dynamo()
         with self.lock:
             self._drain()  # fd-level writes made before this one come first
             self._emit(stream, data)
@@ -111,8 +132,8 @@ class _Capture:
     def close(self) -> None:
         with self.lock:
             self._drain()
-            for stream, decoder in self.decoders.items():
-                tail = decoder.decode(b"", final=True)
+            for stream in self.pending:
+                tail = self._decode(stream, b"", final=True)
                 if tail:
                     self._write_line([stream, tail])
 
@@ -145,6 +166,25 @@ class _Sink(io.BufferedIOBase):
 
 
 _capture: _Capture | None = None
+
+
+def hide_from_dynamo() -> None:
+    """Keep torch.compile from seeing the capture's own Python frames (a print inside a compiled
+    function would otherwise count them in `counters["frames"]`, which `python file.py` has not)."""
+    if _capture is not None:
+        _capture.hidden = True
+    try:
+        from torch._dynamo.eval_frame import skip_code
+    except ImportError:
+        return
+    members = [m for cls in (_Capture, _Sink) for m in vars(cls).values()] + [_audit, _inside]
+    for member in members:
+        code = getattr(getattr(member, "fget", member), "__code__", None)
+        if code is not None:
+            try:
+                skip_code(code)
+            except Exception:  # noqa: BLE001 - an older torch without this API: nothing to hide from
+                return
 
 
 def install(events_path: str, limit: int) -> _Capture:
@@ -245,30 +285,34 @@ def watch(root: str, read_only: bool, capture: _Capture | None) -> None:
     if not root:
         return
     skip = tuple(os.path.join(p, "") for p in {sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(os.path.dirname(__file__))})
-    seen: set[str] = set()
+    _WATCH.update(root=root, read_only=read_only, capture=capture, skip=skip, seen=set())
+    sys.addaudithook(_audit)
 
-    def hook(event: str, args: tuple) -> None:
-        if event == "open":
-            path, mode, flags = args
-            if isinstance(path, int) or path is None or not _inside(path, root):
-                return
-            writing = (isinstance(mode, str) and any(c in mode for c in "wax+")) or (
-                isinstance(flags, int) and flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND)
-            )
-            if writing and not read_only:
-                raise OSError(errno.EROFS, os.strerror(errno.EROFS), path)
-            full = os.path.abspath(os.fsdecode(path))
-            if not writing and full not in seen and not full.startswith(skip):
-                seen.add(full)
-                if capture is not None:
-                    capture.read(os.path.relpath(full, root))
-        elif event in _WRITE_EVENTS and not read_only:
-            where = _WRITE_EVENTS[event]
-            for i in where if isinstance(where, tuple) else (where,):
-                if i < len(args) and _inside(args[i], root):
-                    raise OSError(errno.EROFS, os.strerror(errno.EROFS), args[i])
 
-    sys.addaudithook(hook)
+_WATCH: dict = {}
+
+
+def _audit(event: str, args: tuple) -> None:
+    w = _WATCH
+    if event == "open":
+        path, mode, flags = args
+        if isinstance(path, int) or path is None or not _inside(path, w["root"]):
+            return
+        writing = (isinstance(mode, str) and any(c in mode for c in "wax+")) or (
+            isinstance(flags, int) and flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND)
+        )
+        if writing and not w["read_only"]:
+            raise OSError(errno.EROFS, os.strerror(errno.EROFS), path)
+        full = os.path.abspath(os.fsdecode(path))
+        if not writing and full not in w["seen"] and not full.startswith(w["skip"]):
+            w["seen"].add(full)
+            if w["capture"] is not None:
+                w["capture"].read(os.path.relpath(full, w["root"]))
+    elif event in _WRITE_EVENTS and not w["read_only"]:
+        where = _WRITE_EVENTS[event]
+        for i in where if isinstance(where, tuple) else (where,):
+            if i < len(args) and _inside(args[i], w["root"]):
+                raise OSError(errno.EROFS, os.strerror(errno.EROFS), args[i])
 
 
 # -- running ------------------------------------------------------------------------------------

@@ -266,6 +266,10 @@ def reset_torch_state() -> None:
     torch._dynamo.reset()
     counters.clear()
 
+    from ..runner import hide_from_dynamo
+
+    hide_from_dynamo()  # the output capture's frames are not the snippet's
+
     import random
 
     random.seed()  # from the OS, as at interpreter start
