@@ -32,6 +32,7 @@ import runpy
 import select
 import signal
 import sys
+import types
 import traceback
 
 from .executors.base import EXIT_OUTPUT_LIMIT, become_subreaper, supervise, terminate_on_signal
@@ -171,20 +172,20 @@ _capture: _Capture | None = None
 def hide_from_dynamo() -> None:
     """Keep torch.compile from seeing the capture's own Python frames (a print inside a compiled
     function would otherwise count them in `counters["frames"]`, which `python file.py` has not)."""
+    skip_code = getattr(sys.modules.get("torch._dynamo.eval_frame"), "skip_code", None)
+    if skip_code is None:  # not imported yet, or still being imported: try again at the next event
+        return
     if _capture is not None:
         _capture.hidden = True
-    try:
-        from torch._dynamo.eval_frame import skip_code
-    except ImportError:
-        return
     members = [m for cls in (_Capture, _Sink) for m in vars(cls).values()] + [_audit, _inside]
-    for member in members:
-        code = getattr(getattr(member, "fget", member), "__code__", None)
-        if code is not None:
-            try:
-                skip_code(code)
-            except Exception:  # noqa: BLE001 - an older torch without this API: nothing to hide from
-                return
+    codes = [c for c in (getattr(getattr(m, "fget", m), "__code__", None) for m in members) if c is not None]
+    while codes:  # with the code nested in them (a generator expression is a frame of its own)
+        code = codes.pop()
+        codes += [c for c in code.co_consts if isinstance(c, types.CodeType)]
+        try:
+            skip_code(code)
+        except Exception:  # noqa: BLE001 - an older torch without this API: nothing to hide from
+            return
 
 
 def install(events_path: str, limit: int) -> _Capture:
@@ -205,6 +206,8 @@ def install(events_path: str, limit: int) -> _Capture:
         streams.append(text)
     sys.stdout, sys.stderr = streams
     sys.__stdout__, sys.__stderr__ = streams  # type: ignore[misc]
+    if "torch._dynamo.eval_frame" in sys.modules:  # a warm worker's child: hide before the first write
+        hide_from_dynamo()
     return _capture
 
 
@@ -294,6 +297,8 @@ _WATCH: dict = {}
 
 def _audit(event: str, args: tuple) -> None:
     w = _WATCH
+    if _capture is not None and not _capture.hidden and "torch._dynamo.eval_frame" in sys.modules:
+        hide_from_dynamo()  # a fresh process: as soon as the snippet has imported torch.compile's engine
     if event == "open":
         path, mode, flags = args
         if isinstance(path, int) or path is None or not _inside(path, w["root"]):
