@@ -219,6 +219,8 @@ def matrix(session: nox.Session) -> None:
     parser.add_argument("--discard", action="store_true", help="remove each release's environment and downloads after measuring it")
     parser.add_argument("--keep-downloads", action="store_true", help="with --discard: keep pip's download cache")
     parser.add_argument("--pip", action="store_true", help="install with pip even where uv is available")
+    parser.add_argument("--only", action="append", default=[], metavar="GLOB",
+                        help="measure again only snippets matching this path glob (plus stale ones); keep the rest")
     args = parser.parse_args(session.posargs)
     wanted = args.releases or RELEASES
     for version in wanted:
@@ -233,7 +235,7 @@ def matrix(session: nox.Session) -> None:
         session.log(f"[{n}/{len(wanted)}] torch {version} -> {out.relative_to(ROOT)}")
         # Any environment that has fieldguide can tell whether the record is current (no torch is run).
         checker = next((p for p in (venv_dir(v) / "bin" / "python" for v in (version, DEFAULT_TORCH)) if p.exists()), None)
-        if not args.refresh and out.exists() and checker:
+        if not args.refresh and not args.only and out.exists() and checker:
             check = subprocess.run([str(checker), "-m", "fieldguide.measure", str(out), "--check"], cwd=ROOT, capture_output=True, text=True)
             if check.returncode == 0:
                 session.log(f"[{n}/{len(wanted)}] torch {version}: up to date, skipped (--refresh measures it again)")
@@ -246,6 +248,7 @@ def matrix(session: nox.Session) -> None:
             else:
                 python = torch_python(session, version, extras="", env=pip_env, use_uv=use_uv)
             cmd = [python, "-m", "fieldguide.measure", str(out)] + (["--refresh"] if args.refresh else [])
+            cmd += [a for glob in args.only for a in ("--only", glob)]
             session.run(*cmd, env=QUIET_ENV, external=True)
             done.append(version)
         except nox.command.CommandFailed as exc:

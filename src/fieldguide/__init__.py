@@ -9,4 +9,4 @@ The build is a pipeline, one module per stage:
     diff      -> compare the records of two builds              (diff.py)
 """
 
-ENGINE_VERSION = "3"  # part of every cache key: bump when what a cache entry holds changes
+ENGINE_VERSION = "4"  # part of every cache key: bump when what a cache entry holds changes

@@ -15,6 +15,7 @@ snippets (by source digest) and exits 1 when any entry is stale or missing.
 from __future__ import annotations
 
 import argparse
+import fnmatch
 import logging
 import sys
 from pathlib import Path
@@ -67,9 +68,21 @@ def stale_entries(build: BuildRecord, jobs: list[Job], snippets_dir: Path) -> di
     return out
 
 
-def measure(root: Path, out: Path, *, refresh: bool = False, workers: int | None = None) -> BuildRecord:
-    jobs = site_jobs(root)
+def measure(
+    root: Path, out: Path, *, refresh: bool = False, workers: int | None = None, only: list[str] | None = None
+) -> BuildRecord:
+    """Measure the site's jobs into `out`. With `only` (glob patterns of snippet paths), run just
+    those again, and whatever the existing record lacks or has stale or failed; keep the rest."""
+    all_jobs = jobs = site_jobs(root)
     toolchain = current_toolchain()
+    kept: dict = {}
+    if only and out.exists():
+        old = BuildRecord.read(out)
+        gaps = stale_entries(old, all_jobs, root / "snippets")
+        redo = {label for names in gaps.values() for label in names}
+        chosen = [j for j in all_jobs if j.id.label() in redo or any(fnmatch.fnmatch(j.display_path, p) for p in only)]
+        kept = {s.id: s for s in old.snippets if s.id in {j.id for j in all_jobs} - {j.id for j in chosen}}
+        jobs, refresh = chosen, True
     print(f"fieldguide: measuring {len(jobs)} snippet runs under torch {toolchain.torch}", file=sys.stderr, flush=True)
     settings = load_settings(root)  # mkdocs.yml's options and FIELDGUIDE_* variables, as for a build
     workers = workers or settings.workers
@@ -84,6 +97,9 @@ def measure(root: Path, out: Path, *, refresh: bool = False, workers: int | None
         executor.close()
     # A snippet that fails on this release is recorded as failed (its exit code and stderr kept),
     # so the other measurements of the release are not lost; the command still reports it.
+    if kept:  # in the jobs' order, as a full measurement writes them
+        ran = {r.id: r for r in results}
+        results = [ran.get(j.id) or kept[j.id] for j in all_jobs if j.id in ran or j.id in kept]
     build = BuildRecord.new(toolchain.torch, results)
     build.write(out)
     if failed:
@@ -104,6 +120,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--refresh", action="store_true", help="run every snippet again, ignoring the cache")
     parser.add_argument("--check", action="store_true", help="only report stale or missing entries (exit 1 if any)")
     parser.add_argument("--workers", type=int, default=None)
+    parser.add_argument("--only", action="append", metavar="GLOB",
+                        help="run only snippets matching this path glob again (and what is stale); keep the rest")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(message)s")  # the engine logs progress (prefixed "fieldguide: ")
     root = find_root(Path.cwd())
@@ -117,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
                 for name in names:
                     print(f"{args.out}: {kind}: {name}")
             return 1 if any(gaps.values()) else 0
-        build = measure(root, args.out.resolve(), refresh=args.refresh, workers=args.workers)
+        build = measure(root, args.out.resolve(), refresh=args.refresh, workers=args.workers, only=args.only)
     except (CollectError, ExecutionFailed, gym.DrillError) as exc:
         print(f"fieldguide measure: {exc}", file=sys.stderr)
         return 1
