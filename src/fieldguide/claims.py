@@ -231,7 +231,7 @@ _collector: contextvars.ContextVar[list[Claim] | None] = contextvars.ContextVar(
 
 
 def _collect(c: Claim) -> None:
-    for bucket in (_collector.get(), _page_bucket):
+    for bucket in (_collector.get(), _page.get()):
         if bucket is not None and c not in bucket:
             bucket.append(c)
 
@@ -247,19 +247,18 @@ def collecting() -> Iterator[list[Claim]]:
 
 
 # -- a page being built (the plugin brackets each page's rendering) ------------------------------------
-_page_bucket: list[Claim] | None = None
+_page: contextvars.ContextVar[list[Claim] | None] = contextvars.ContextVar("fieldguide_page_claims", default=None)
 
 
 def begin_page() -> None:
     """Start collecting the claims a page renders (fieldguide.plugin, on_page_markdown)."""
-    global _page_bucket
-    _page_bucket = []
+    _page.set([])
 
 
 def end_page(page_markdown: str, build: BuildRecord) -> list[str]:
     """Stop collecting; what is wrong with the page's claims, given the outputs it displays."""
-    global _page_bucket
-    found, _page_bucket = _page_bucket or [], None
+    found = _page.get() or []
+    _page.set(None)
     if not found:
         return []
     shown = displayed_outputs(page_markdown, build)
