@@ -51,6 +51,7 @@ class Drill:
     intro: str
     scenarios: tuple[Scenario, ...]
     source: str
+    lesson_number: int = 0  # its lesson's place in the course (the gym lists drills by lesson)
 
     @property
     def label(self) -> str:
@@ -67,7 +68,8 @@ def load_drill(path: Path) -> Drill:
         scenarios = tuple(
             Scenario(s["id"], s["title"], s["snippet"], s["explained"], s.get("guard", "")) for s in data["scenario"]
         )
-        drill = Drill(int(data["number"]), data["title"], data["lesson"], data.get("intro", ""), scenarios, path.name)
+        drill = Drill(int(data["number"]), data["title"], data["lesson"], data.get("intro", ""), scenarios, path.name,
+                      int(data.get("lesson_number", 0)))
     except (tomllib.TOMLDecodeError, KeyError, TypeError, ValueError) as exc:
         raise DrillError(f"{path.name}: not a valid drill ({type(exc).__name__}: {exc})") from None
     ids = [s.id for s in scenarios]
@@ -159,7 +161,8 @@ def site_link(doc_path: str) -> str:
 def index_table(drills: list[Drill]) -> str:
     rows = ["| drill | lesson | scenarios |", "|---|---|---:|"]
     for d in drills:
-        rows.append(f"| [{d.label}](#{d.anchor}) | [{d.title}]({site_link(d.lesson)}) | {len(d.scenarios)} |")
+        number = f"{d.lesson_number}. " if d.lesson_number else ""
+        rows.append(f"| [{d.label}](#{d.anchor}) | {number}[{d.title}]({site_link(d.lesson)}) | {len(d.scenarios)} |")
     return "\n".join(rows) + "\n"
 
 

@@ -46,9 +46,15 @@ def tlparse_binary() -> str:
     return found
 
 
+# tlparse 0.4's pages end with a script whose early exit returns an undefined name, a
+# ReferenceError on every page opened without a query string; it should just return.
+_EARLY_RETURN = "if (queryParams.size === 0) return url;"
+
+
 def sanitize(html: str) -> str:
-    """A link to another host becomes its text: the published report requests nothing off the site."""
-    return _OFF_HOST.sub(lambda m: m.group(1), html)
+    """A link to another host becomes its text: the published report requests nothing off the site.
+    (And the report's own script error above is fixed, so the page loads without one.)"""
+    return _OFF_HOST.sub(lambda m: m.group(1), html).replace(_EARLY_RETURN, "if (queryParams.size === 0) return;")
 
 
 def build_report(result: SnippetResult, site_dir: Path) -> Path:

@@ -59,10 +59,11 @@ def logged_summary(result: SnippetResult) -> str:
     if not lines:
         return "This torch wrote nothing on the `graph_breaks` channel for this run."
     reason = re.search(r"^Graph Break Reason: (.*)$", result.log("graph_breaks"), re.M)
-    text = f"The channel reported {plural(len(lines), 'graph break')}, opening with {code(shorten(lines[0], 100))}"
+    text = (f"The channel reported {plural(len(lines), 'graph break')}. Its first line, {code(shorten(lines[0], 100))}, "
+            "says where in your code the break is")
     if reason:
-        text += f", then the reason {code(shorten(reason.group(1), 100))}"
-    return text + ": where the break is in your code, and why dynamo stopped there."
+        text += f"; the next says why dynamo stopped there: {code(shorten(reason.group(1).rstrip(':'), 100))}"
+    return text + "."
 
 
 # -- compile ids and resume functions ------------------------------------------------------------
