@@ -304,3 +304,23 @@ def test_tlparse_report_opens_offline_in_a_browser(browser, built_site):
                 page.wait_for_load_state("networkidle")
         page.close()
     assert outside == [] and errors == [], (outside, errors)
+
+
+@pytest.mark.parametrize("lesson", ["capture", "breaks", "realcode", "dynamic"])
+def test_lesson_pages_have_no_serious_accessibility_violations(browser, built_site, lesson):
+    from axe_playwright_python.sync_playwright import Axe
+
+    with serve(built_site) as base:
+        page = browser.new_page()
+        page.goto(f"{base}/{lesson}/")
+        results = Axe().run(page)
+        page.close()
+    violations = [v for v in results.response["violations"] if v["impact"] in ("serious", "critical")]
+    assert not violations, json.dumps([{k: v[k] for k in ("id", "impact", "help")} for v in violations], indent=1)
+
+
+def test_links_printed_by_lesson_code_are_site_urls(built_site):
+    """Markdown printed by page code skips MkDocs' link rewriting: no .md link may reach the HTML."""
+    for lesson in ("capture", "breaks", "realcode", "dynamic", "gym"):
+        html = (built_site / lesson / "index.html").read_text()
+        assert not re.search(r'href="[^"#]*\.md(?:#[^"]*)?"', html), lesson

@@ -176,11 +176,11 @@ def shorthand_verdict(result: SnippetResult) -> str:
         return (
             "On this torch the shorthand predicted every call: new values reused the entry, a new dtype and a "
             "new shape each recompiled, and the log named the changed property each time. It is a good first "
-            "model, and it is incomplete: [lesson 3](guards.md) reads the guards themselves and finds what else "
+            "model, and it is incomplete: [lesson 3](../guards/) reads the guards themselves and finds what else "
             "a recompile can hang on."
         )
     wrong = [label for label in expected if label not in agree]
     return (
         "On this torch the shorthand missed " + ", ".join(code(w) for w in wrong)
-        + " (see the table). [Lesson 3](guards.md) reads the guards themselves, which is where the real rule is."
+        + " (see the table). [Lesson 3](../guards/) reads the guards themselves, which is where the real rule is."
     )
