@@ -63,6 +63,8 @@ def lr_summary(floats: SnippetResult, tensors: SnippetResult) -> str:
         )
     elif f_graphs >= n:
         text.append("Every new value was a new entry: this torch keeps specializing on the float.")
+    elif limit_hit(floats):
+        text.append(f"Each new value recompiled ({plural(len(reasons), 'recompile')} logged) until the limit.")
     text.append(_limit_sentence(floats).strip())
     text.append(
         f"The tensor version compiled {plural(t_graphs, 'graph')} for the same {plural(n, 'learning rate')}: "
@@ -127,8 +129,13 @@ def layer_summary(fail: SnippetResult, fix: SnippetResult) -> str:
     reasons = first_reasons(fail)
     text = [f"Compiled block by block, the {plural(blocks, 'block')} that read `layer_idx` made {plural(_final(fail), 'graph')}"]
     if reasons:
-        text[0] += f"; each new block failed the guard of the one before, starting with {code(shorten(reasons[0], 70))}"
+        text[0] += f"; the first recompile failed on {code(shorten(reasons[0], 70))}"
     text[0] += "."
+    if len(reasons) >= 2 and _final(fail) >= min(blocks, 3):
+        text.append(f"Every new block recompiled ({plural(len(reasons), 'recompile')} logged), each for its own index.")
+    elif len(reasons) == 1 and _final(fail) < blocks:
+        text.append("After that one recompile, this torch made the integer symbolic, and the later blocks reused "
+                    "that entry.")
     text.append(_limit_sentence(fail).strip())
     text.append(
         f"With the per-layer number in a buffer, the same {plural(blocks, 'block')} made {plural(_final(fix), 'graph')}: "
