@@ -321,6 +321,6 @@ def test_lesson_pages_have_no_serious_accessibility_violations(browser, built_si
 
 def test_links_printed_by_lesson_code_are_site_urls(built_site):
     """Markdown printed by page code skips MkDocs' link rewriting: no .md link may reach the HTML."""
-    for lesson in ("capture", "breaks", "realcode", "dynamic", "gym"):
+    for lesson in ("capture", "breaks", "realcode", "gym"):
         html = (built_site / lesson / "index.html").read_text()
         assert not re.search(r'href="[^"#]*\.md(?:#[^"]*)?"', html), lesson

@@ -123,3 +123,17 @@ def compile_id_summary(result: SnippetResult) -> str:
     if len(calls) > 1 and not calls[1]["graphs"]:
         text.append("The second call, with the same tensor, compiled nothing: both frames reused their entries.")
     return " ".join(text)
+
+
+def compile_ids_claim(result: SnippetResult) -> str:
+    """The first call's compile ids, as a claim resting on the lines the backend printed."""
+    from ..claims import claim, line_of
+
+    calls = compile_id_steps(result)
+    if not calls or len(calls[0]["graphs"]) < 2:
+        return ""
+    (a, _), (b, _) = calls[0]["graphs"][:2]
+    return claim(
+        "The first call compiled the graph before the break as {first} and the one after it as {second}.",
+        evidence=[line_of(result, f"[{a}]"), line_of(result, f"[{b}]")], first=f"[{a}]", second=f"[{b}]",
+    ).markdown()

@@ -184,3 +184,17 @@ def shorthand_verdict(result: SnippetResult) -> str:
         "On this torch the shorthand missed " + ", ".join(code(w) for w in wrong)
         + " (see the table). [Lesson 3](../guards/) reads the guards themselves, which is where the real rule is."
     )
+
+
+def counters_claim(result: SnippetResult) -> str:
+    """The first call's counts, as a claim resting on the line the snippet printed."""
+    from ..claims import claim, line_of
+
+    steps = counter_steps(result)
+    if not steps:
+        return ""
+    first = steps[0]
+    return claim(
+        "The first call counted {frames} frames and {graphs} graphs, with {breaks} graph break.",
+        evidence=[line_of(result, first["label"])], frames=first["frames"], graphs=first["graphs"], breaks=first["breaks"],
+    ).markdown()

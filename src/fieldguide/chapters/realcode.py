@@ -246,3 +246,16 @@ def trace_summary(result: SnippetResult, page_url: str) -> str:
         f"[open the tlparse report of this run]({link}){{ .md-button }} (or [the trace itself]({raw})). "
         "Its index lists every compile by compile id, with each one's graph, guards and, for a recompile, the reason."
     )
+
+
+def lr_claim(floats: SnippetResult, tensors: SnippetResult) -> str:
+    """The last epoch's counts of both versions, as a claim resting on the lines they printed."""
+    from ..claims import claim, line_of
+
+    a, b = steps(floats.stdout), steps(tensors.stdout)
+    if not a or not b:
+        return ""
+    return claim(
+        "After the last epoch, `unique_graphs` was {f} with the float and {t} with the tensor.",
+        evidence=[line_of(floats, a[-1][0]), line_of(tensors, b[-1][0])], f=a[-1][1], t=b[-1][1],
+    ).markdown()
