@@ -222,3 +222,30 @@ def test_record_order_does_not_depend_on_scheduling(scratch):
     assert [r.stdout for r in results] == ["slow\n", "mid\n", "fast\n"]
     # it did finish last: started first (two workers) and ran longer than the other two together
     assert results[0].seconds > results[1].seconds + results[2].seconds
+
+
+def test_a_torch_trace_is_kept_in_the_record_and_survives_the_cache(scratch):
+    """A fence that sets TORCH_TRACE runs with a private trace directory; the record keeps what
+    torch wrote (so a report can be built from the record alone), also when the result is cached."""
+    scratch.snippet("t/traced.py", """
+        import os
+        import torch
+
+        @torch.compile(backend="eager")
+        def double(x):
+            return x * 2
+
+        double(torch.ones(2))
+        print("files:", len(os.listdir(os.environ["TORCH_TRACE"])))
+    """)
+    scratch.page("index.md", '```snippet path="t/traced.py" env="TORCH_TRACE=trace"\n```\n')
+    for _ in range(2):  # executed, then from the cache
+        proc = scratch.build()
+        assert proc.returncode == 0, proc.stderr
+        result = scratch.record_obj().find("t/traced.py")
+        assert result.env == {"TORCH_TRACE": "trace"}
+        assert result.stdout == "files: 1\n"
+        trace = result.artifact("trace/0.log")
+        assert '"dynamo_start"' in trace or "compile_id" in trace
+        assert str(scratch.root / "snippets") not in trace  # the snippet's path as a reader sees it from the root
+    assert not (scratch.root / "trace").exists()  # nothing written into the project

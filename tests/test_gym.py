@@ -34,8 +34,8 @@ def measured(site_record, scenario) -> dict:
     return {"before": before, "after": after, "verdict": "recompiles" if after > before else "reuses", "log": s["logs"].get("recompiles", "")}
 
 
-def test_gym_10_has_eight_scenarios_covering_the_chapter():
-    assert len(DRILL.scenarios) == 8
+def test_gym_10_covers_the_guards_chapter():
+    assert len(DRILL.scenarios) >= 8
     assert {s.explained.split("#")[0] for s in DRILL.scenarios} == {"guards.md"}
 
 
@@ -59,12 +59,12 @@ def test_answer_key_equals_the_measured_counters(built_site, site_record, drill)
         if answer["verdict"] == "recompiles":
             assert answer["guard"] in m["log"]  # the logged reason, or "" where torch logged none
         else:
-            assert answer["guard"] == ""
+            assert answer["guard"] == ""  # a reuse's reason is the guards it passed: see test_course.py
 
 
 def test_a_scenario_without_a_verdict_fails_the_drill():
     scenario = DRILL.scenarios[0]
-    silent = SnippetResult(f"snippets/{scenario.snippet}", {"TORCH_LOGS": "recompiles"}, "nothing useful\n", {}, "", "", 0, 0.1, {})
+    silent = SnippetResult(f"snippets/{scenario.snippet}", dict(scenario.fence.run_env), "nothing useful\n", {}, "", "", 0, 0.1, {})
     build = BuildRecord("x", "3", "p", "t", [silent])
     with pytest.raises(gym.DrillError, match="yields no verdict"):
         gym.answer_key(DRILL, build)
@@ -109,8 +109,9 @@ def test_answering_revealing_scoring_persistence_and_reset(browser, built_site, 
         page, errors = open_gym(browser, base)
         drill = page.locator('.gym-drill[data-drill="gym-10"]')
         sections = drill.locator(".gym-scenario")
-        assert sections.count() == 8
-        for i in range(8):  # nothing is revealed before an answer
+        n = len(DRILL.scenarios)
+        assert sections.count() == n
+        for i in range(n):  # nothing is revealed before an answer
             assert sections.nth(i).locator(".gym-reveal").is_hidden()
         right = 0
         for i, scenario in enumerate(DRILL.scenarios):
@@ -128,20 +129,20 @@ def test_answering_revealing_scoring_persistence_and_reset(browser, built_site, 
             right += choice == m["verdict"]
             assert ("Correct." in text) == (choice == m["verdict"])
         score = drill.locator(".gym-score")
-        assert score.inner_text() == f"Score: {right} correct of 8 answered (8 scenarios)"
+        assert score.inner_text() == f"Score: {right} correct of {n} answered ({n} scenarios)"
         other = page.locator('.gym-drill[data-drill="gym-11"] .gym-score')
         assert other.inner_text().startswith("Score: 0 correct of 0 answered")  # drills keep separate scores
 
         page.reload()
         drill = page.locator('.gym-drill[data-drill="gym-10"]')
-        assert drill.locator(".gym-score").inner_text() == f"Score: {right} correct of 8 answered (8 scenarios)"
-        assert all(drill.locator(".gym-reveal").nth(i).is_visible() for i in range(8))
+        assert drill.locator(".gym-score").inner_text() == f"Score: {right} correct of {n} answered ({n} scenarios)"
+        assert all(drill.locator(".gym-reveal").nth(i).is_visible() for i in range(n))
 
         drill.locator(".gym-reset").click()
-        assert drill.locator(".gym-score").inner_text() == "Score: 0 correct of 0 answered (8 scenarios)"
-        assert all(drill.locator(".gym-reveal").nth(i).is_hidden() for i in range(8))
+        assert drill.locator(".gym-score").inner_text() == f"Score: 0 correct of 0 answered ({n} scenarios)"
+        assert all(drill.locator(".gym-reveal").nth(i).is_hidden() for i in range(n))
         page.reload()
-        assert all(page.locator('.gym-drill[data-drill="gym-10"] .gym-reveal').nth(i).is_hidden() for i in range(8))
+        assert all(page.locator('.gym-drill[data-drill="gym-10"] .gym-reveal').nth(i).is_hidden() for i in range(n))
         assert errors == []
 
 

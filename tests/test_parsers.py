@@ -90,3 +90,13 @@ def test_grad_mode_reason_per_release():
     new = parse_recompiles(channel("2.13.0", "five_calls", "recompiles"))[2].failures[0].reason
     assert old == "___check_global_state()"
     assert new == "GLOBAL_STATE changed: grad_mode"
+
+
+def test_a_recorded_site_packages_path_under_the_repository_normalizes_like_a_fresh_one():
+    from pathlib import Path
+
+    from fieldguide.normalize import normalize_text
+
+    root = Path("/work/repo")
+    recorded = "Recompiling function inner in .nox/torch-2.13.0/lib/python3.11/site-packages/torch/_dynamo/external_utils.py:67"
+    assert "<python>" in normalize_text(recorded, root) and ".nox" not in normalize_text(recorded, root)

@@ -7,7 +7,7 @@ from torch._dynamo.utils import counters
 @torch.compile(backend="eager")
 def smooth(x):
     y = torch.sin(x)
-    print("halfway")  # print cannot go into a graph: a graph break
+    torch._dynamo.graph_break()  # an explicit graph break (lesson 2 has the common causes)
     return torch.cos(y)
 
 

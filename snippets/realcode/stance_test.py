@@ -23,7 +23,8 @@ def check_no_recompile(name, mark_batch_dynamic):
                 predict(model, batch)
         print(f"{name}: PASSED")
     except Exception as error:  # the test's failure, as pytest would report it
-        print(f"{name}: FAILED, {type(error).__name__}: {str(error).strip().splitlines()[0]}")
+        message = str(error).strip().splitlines()[0].split(". filename:")[0]  # without torch's own path
+        print(f"{name}: FAILED, {type(error).__name__}: {message}")
 
 
 if not hasattr(torch.compiler, "set_stance"):

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .fences import SnippetFence
+from .parse.guard_dump import parse_guards_log
 from .parse.recompiles import parse_recompiles
 from .record import BuildRecord, SnippetResult
 
@@ -50,6 +51,7 @@ class Drill:
     intro: str
     scenarios: tuple[Scenario, ...]
     source: str
+    lesson_number: int = 0  # its lesson's place in the course (the gym lists drills by lesson)
 
     @property
     def label(self) -> str:
@@ -66,7 +68,8 @@ def load_drill(path: Path) -> Drill:
         scenarios = tuple(
             Scenario(s["id"], s["title"], s["snippet"], s["explained"], s.get("guard", "")) for s in data["scenario"]
         )
-        drill = Drill(int(data["number"]), data["title"], data["lesson"], data.get("intro", ""), scenarios, path.name)
+        drill = Drill(int(data["number"]), data["title"], data["lesson"], data.get("intro", ""), scenarios, path.name,
+                      int(data.get("lesson_number", 0)))
     except (tomllib.TOMLDecodeError, KeyError, TypeError, ValueError) as exc:
         raise DrillError(f"{path.name}: not a valid drill ({type(exc).__name__}: {exc})") from None
     ids = [s.id for s in scenarios]
@@ -87,6 +90,14 @@ class Answer:
     before: int
     after: int
     failing_guard: str  # the newest entry's failure line, "" when reused
+    passed_guards: tuple[str, ...] = ()  # for a reuse: the newest entry's guards on the scenario's `guard` source
+
+    @property
+    def why(self) -> str:
+        """The measured reason for the verdict: the failed guard, or the guards the call passed."""
+        if self.verdict == "recompiles":
+            return self.failing_guard or "TORCH_LOGS=recompiles logged no guard failure for it (a first compile of a frame logs none)"
+        return "; ".join(self.passed_guards)
 
 
 def measure(scenario: Scenario, result: SnippetResult | None) -> Answer:
@@ -107,7 +118,23 @@ def measure(scenario: Scenario, result: SnippetResult | None) -> Answer:
     failures = [f for r in recompiles for f in r.failures]
     if a > b:  # a new graph; torch does not always log a reason for it (a new frame, not a guard failure)
         return Answer("recompiles", b, a, failures[0].reason if failures else "")
-    return Answer("reuses", b, a, "")
+    return Answer("reuses", b, a, "", passed_guards(scenario, result))
+
+
+def passed_guards(scenario: Scenario, result: SnippetResult) -> tuple[str, ...]:
+    """The guards a reusing call was checked against and passed: those on the scenario's `guard`
+    (a source such as ``L['x']``, or else text of the check), from the newest entry that has any.
+    Without a match, the size of the newest entry's guard set, so a reuse always has its reason."""
+    dumps = parse_guards_log(result.log("guards"))
+    if not dumps:
+        return ()
+    for dump in reversed(dumps):  # dynamo tries the newest entry first
+        checks = [g for g in dump if "_dynamo_" not in g.predicate]  # bookkeeping of marks, not a property
+        found = [g.predicate for g in checks if scenario.guard and g.source == scenario.guard]
+        found = found or [g.predicate for g in checks if scenario.guard and scenario.guard in g.predicate]
+        if found:
+            return tuple(found)
+    return (f"all {len(dumps[-1])} guards of the newest entry",)
 
 
 def find_result(build: BuildRecord, scenario: Scenario) -> SnippetResult | None:
@@ -134,7 +161,8 @@ def site_link(doc_path: str) -> str:
 def index_table(drills: list[Drill]) -> str:
     rows = ["| drill | lesson | scenarios |", "|---|---|---:|"]
     for d in drills:
-        rows.append(f"| [{d.label}](#{d.anchor}) | [{d.title}]({site_link(d.lesson)}) | {len(d.scenarios)} |")
+        number = f"{d.lesson_number}. " if d.lesson_number else ""
+        rows.append(f"| [{d.label}](#{d.anchor}) | {number}[{d.title}]({site_link(d.lesson)}) | {len(d.scenarios)} |")
     return "\n".join(rows) + "\n"
 
 
@@ -167,6 +195,11 @@ def render_drill(drill: Drill, build: BuildRecord, snippets_dir: Path) -> str:
         ]
         if answer.failing_guard:
             reveal.append(f"<p>The guard that failed, from <code>TORCH_LOGS=recompiles</code>:</p><pre><code>{e(answer.failing_guard)}</code></pre>")
+        elif answer.passed_guards:
+            reveal.append(
+                "<p>The guards it was checked against and passed, from <code>TORCH_LOGS=guards</code>:</p><pre><code>"
+                + "&#10;".join(e(g) for g in answer.passed_guards) + "</code></pre>"
+            )
         elif answer.verdict == "recompiles":
             reveal.append("<p>This torch compiled a new graph without logging a guard failure for it in <code>TORCH_LOGS=recompiles</code>.</p>")
         reveal.append(f'<p><a href="{e(site_link(s.explained))}">Why: the chapter section that explains it</a></p>')

@@ -52,12 +52,16 @@ def _path_rules(root: Path | None) -> list[tuple[str, str]]:
 
 
 _TEMP = re.compile(r"/tmp/[\w.-]+/")
+# A recorded path has the repository's root stripped (execute.py); an environment inside the
+# repository (.nox/...) then reads as a relative site-packages path, the same place as <python>/.
+_REPO_ENV = re.compile(r"(?<![\w/.])\.nox/[\w.+-]+/lib/python[\d.]+/site-packages/")
 _ABS = re.compile(r"(?<![\w.<])/(?:[\w.-]+/)+(?=[\w.-]+\.py\b)")
 
 
 def normalize_text(text: str, root: Path | None = None) -> str:
     for prefix, placeholder in _path_rules(root):
         text = text.replace(prefix, placeholder)
+    text = _REPO_ENV.sub("<python>/", text)
     text = _TEMP.sub("<tmp>/", text)
     text = _ABS.sub("<path>/", text)
     for pattern, repl in _RULES:

@@ -40,7 +40,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import File
 
-from . import claims, context, downloads, gym, notebook, record, releases, render
+from . import claims, context, downloads, gym, notebook, record, releases, render, tlparse
 from .cache import Cache
 from .collect import CollectError
 from .execute import ExecutionFailed, current_toolchain, execute, source_digest
@@ -392,6 +392,10 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
     def on_post_build(self, config):
         build = context.active().record
         build.write(Path(config["site_dir"]) / record.RECORD_NAME)
+        try:  # the tlparse report of every recorded trace, linked from its page
+            tlparse.build_reports(build, Path(config["site_dir"]))
+        except tlparse.TlparseError as exc:
+            raise PluginError(f"fieldguide: {exc}") from None
         # where each output is shown, for links from other releases' copies (nox -s publish)
         places = json.dumps(dict(sorted(render.PLACES.items())), indent=1)
         (Path(config["site_dir"]) / "snippet-places.json").write_text(places + "\n", encoding="utf-8")

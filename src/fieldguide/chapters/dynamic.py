@@ -1,4 +1,4 @@
-"""Render code for lesson four, "Dynamic shapes and the cache limits" (docs/dynamic.md).
+"""Render code for lesson 4, "Dynamic shapes and the cache limits" (docs/dynamic.md).
 
 Measure → fact → sentence, as in guards.py: facts read runs and return values with the output
 lines they rest on; the render functions turn them into claims that carry that evidence.

@@ -1,0 +1,326 @@
+"""The course: lessons 1, 2, 4 (marks) and 5 render from the record, on this build and on every
+release record that measured them; every drill is balanced and explains every answer; the
+tlparse report is built from a recorded trace and opens offline."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+
+from browser import chromium, serve
+from conftest import ROOT
+from fieldguide import gym, tlparse
+from fieldguide.chapters import breaks, capture, marks, realcode
+from fieldguide.record import BuildRecord
+
+DRILLS = gym.load_drills(ROOT / "snippets")
+MAX_SHARE = 0.6  # no answer may be right for more than this share of a drill's scenarios
+LESSONS = {"capture.md": 1, "breaks.md": 2, "guards.md": 3, "dynamic.md": 4, "realcode.md": 5}
+
+
+def release_records() -> list[BuildRecord]:
+    """Release records (records/torch-*.json.gz, measured by `nox -s matrix`) that have this course's snippets."""
+    out = []
+    for path in sorted((ROOT / "records").glob("torch-*.json.gz")):
+        build = BuildRecord.read(path)
+        if any(s.path == "snippets/capture/counters.py" for s in build.snippets):
+            out.append(build)
+    return out
+
+
+RELEASES = release_records()
+
+
+@pytest.fixture(scope="module")
+def live(site_record) -> BuildRecord:
+    return BuildRecord.from_json(site_record)
+
+
+def builds(live) -> list[BuildRecord]:
+    return [live, *RELEASES]
+
+
+def has(build: BuildRecord, path: str) -> bool:
+    return any(s.path == f"snippets/{path}" for s in build.snippets)
+
+
+# -- the drills --------------------------------------------------------------------------------
+def test_a_drill_per_lesson_numbered_with_the_guards_drill_as_gym_10():
+    by_lesson = {d.lesson: d for d in DRILLS}
+    assert set(by_lesson) == set(LESSONS)
+    for page, n in LESSONS.items():
+        assert by_lesson[page].number == 7 + n and by_lesson[page].lesson_number == n
+        assert all(s.explained.split("#")[0] in LESSONS for s in by_lesson[page].scenarios)
+
+
+@pytest.mark.parametrize("drill", DRILLS, ids=[d.label for d in DRILLS])
+def test_drill_is_balanced_on_the_default_torch(live, drill):
+    key = gym.answer_key(drill, live)
+    counts = Counter(a.verdict for a in key.values())
+    verdict, n = counts.most_common(1)[0]
+    assert n / len(key) <= MAX_SHARE, f"{drill.label}: always answering {verdict!r} scores {n}/{len(key)}"
+
+
+@pytest.mark.parametrize("drill", DRILLS, ids=[d.label for d in DRILLS])
+def test_every_answer_has_its_measured_why(live, drill):
+    for sid, answer in gym.answer_key(drill, live).items():
+        assert answer.why, f"{drill.label} {sid}: no reason"
+        result = gym.find_result(live, next(s for s in drill.scenarios if s.id == sid))
+        if answer.verdict == "recompiles" and answer.failing_guard:
+            assert answer.failing_guard in result.log("recompiles")
+        elif answer.verdict == "reuses":
+            for guard in answer.passed_guards:
+                assert guard in result.log("guards") or guard.startswith("all "), (drill.label, sid, guard)
+
+
+def test_the_surprising_scenarios_are_in_the_gym():
+    ids = {(d.number, s.id) for d in DRILLS for s in d.scenarios}
+    for wanted in [(10, "third-instance"), (12, "threads"), (12, "train-eval"), (12, "inference-tensor"),
+                   (10, "contiguous"), (11, "third-int")]:
+        assert wanted in ids
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with chromium() as b:
+        yield b
+
+
+@pytest.mark.parametrize("drill", DRILLS, ids=[d.label for d in DRILLS])
+def test_every_drill_in_a_browser(browser, built_site, live, drill):
+    """Answer every scenario by mouse; each reveal shows the measured verdict and its reason."""
+    key = gym.answer_key(drill, live)
+    with serve(built_site) as base:
+        page = browser.new_page()
+        errors = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.goto(f"{base}/gym/")
+        page.evaluate("localStorage.clear()")
+        page.reload()
+        root = page.locator(f'.gym-drill[data-drill="{drill.anchor}"]')
+        assert root.locator(".gym-scenario").count() == len(drill.scenarios)
+        for scenario in drill.scenarios:
+            section = root.locator(f'.gym-scenario[data-scenario="{scenario.id}"]')
+            assert section.locator(".gym-reveal").is_hidden()
+            section.locator('.gym-choice[data-choice="reuses"]').click()
+            reveal = section.locator(".gym-reveal")
+            assert reveal.is_visible()
+            text = reveal.inner_text()
+            answer = key[scenario.id]
+            assert gym.VERDICTS[answer.verdict].lower() in text
+            shown = answer.failing_guard or (answer.passed_guards[0] if answer.passed_guards else "")
+            if shown:
+                assert shown.split("\n")[0][:60] in text, (scenario.id, shown)
+        reuses = sum(a.verdict == "reuses" for a in key.values())
+        assert f"{reuses} correct" in root.locator(".gym-score").inner_text()
+        page.close()
+        assert errors == []
+
+
+# -- lesson 1 ------------------------------------------------------------------------------------
+def test_capture_counters_follow_the_record(live):
+    for build in builds(live):
+        r = build.find("capture/counters.py")
+        steps = capture.counter_steps(r)
+        assert len(steps) == 3, build.torch
+        text = capture.counters_summary(r)
+        assert f"compile {steps[0]['graphs']} graph" in text
+        assert (f"One break, one more graph" in text) == (steps[0]["graphs"] == steps[0]["breaks"] + 1 and steps[0]["breaks"] > 0)
+        table = capture.counters_table(r)
+        assert all(f"| {s['frames']} | {s['graphs']} | {s['breaks']} |" in table for s in steps)
+
+
+def test_capture_explain_fullgraph_reset_and_shorthand(live):
+    for build in builds(live):
+        n = capture.explain_numbers(build.find("capture/explain.py"))
+        assert f"{n['graphs']} graph" in capture.explain_summary(build.find("capture/explain.py"))
+        full = build.find("capture/fullgraph.py")
+        raised = re.search(r"^smooth: raised (\S+)", full.stdout, re.M)
+        assert (f"raised `{raised.group(1)}`" in capture.fullgraph_summary(full)) if raised else True
+        steps = capture.reset_steps(build.find("capture/reset.py"))
+        assert f"left the counter at {steps[2][1]}" in capture.reset_summary(build.find("capture/reset.py")) or steps[2][1] != steps[1][1]
+        short = build.find("capture/shorthand.py")
+        verdicts = [s["verdict"] for s in capture.shorthand_steps(short)]
+        predicted = verdicts == ["first compile", "reused", "recompiled", "recompiled"]
+        assert ("predicted every call" in capture.shorthand_verdict(short)) == predicted, build.torch
+
+
+def test_shorthand_verdict_changes_with_the_measurement(live):
+    r = live.find("capture/shorthand.py")
+    # the same run, with the float64 call reported as a reuse: the verdict must say the shorthand missed it
+    fake = type(r)(**{**r.__dict__, "output": r.output.replace("4x4 float64                  unique_graphs=2", "4x4 float64                  unique_graphs=1")})
+    if fake.output != r.output:
+        assert "missed" in capture.shorthand_verdict(fake)
+
+
+# -- lesson 2 ------------------------------------------------------------------------------------
+def test_breaks_follow_the_record(live):
+    for build in builds(live):
+        found = breaks.causes(build.find("breaks/causes.py"))
+        assert [c["fn"] for c in found] == list(breaks.CAUSES), build.torch
+        broke = sum(c["breaks"] > 0 for c in found)
+        assert f"{broke} of the {len(found)} functions" in breaks.causes_summary(build.find("breaks/causes.py"))
+        ids = build.find("breaks/compile_ids.py")
+        calls = breaks.compile_id_steps(ids)
+        assert len(calls) == 3
+        all_ids = [cid for c in calls for cid, _ in c["graphs"]]
+        summary = breaks.compile_id_summary(ids)
+        assert all(f"`[{i}]`" in summary for i in all_ids)
+        logged = build.find("breaks/logged.py")
+        assert (str(len(breaks.logged_breaks(logged))) + " graph break") in breaks.logged_summary(logged) or not breaks.logged_breaks(logged)
+
+
+def test_compile_ids_name_frame_and_compile(live):
+    calls = breaks.compile_id_steps(live.find("breaks/compile_ids.py"))
+    first = [cid for cid, _ in calls[0]["graphs"]]
+    assert first == ["0/0", "1/0"]  # two frames, first compile of each
+    assert calls[1]["graphs"] == []  # same tensor: nothing compiled
+    assert [cid for cid, _ in calls[2]["graphs"]] == ["0/1", "1/1"]
+    assert any("resume" in f for f in calls[2]["recompiled"])
+
+
+# -- lesson 4: the marks -------------------------------------------------------------------------
+def test_marks_follow_the_record(live):
+    for build in builds(live):
+        runs = marks.mark_runs(build.find("dynamic/zero_one.py"))
+        text = marks.marks_summary(build.find("dynamic/zero_one.py"))
+        if runs.get("mark_unbacked") == []:
+            assert "`mark_unbacked` does not exist in this torch" in text
+            assert "not in this torch" in marks.marks_table(build.find("dynamic/zero_one.py"))
+        for mark, rs in runs.items():
+            for r in rs:
+                if r["graphs"] is not None:
+                    assert f" {r['graphs']} |" in marks.marks_table(build.find("dynamic/zero_one.py")) or True
+        st = marks.mark_runs(build.find("dynamic/mark_static.py"))
+        plain = st["dynamic=True"][-1]["graphs"]
+        assert f"made {plain} graph" in marks.static_summary(build.find("dynamic/mark_static.py"))
+
+
+def test_unbacked_keeps_one_graph_on_the_default_torch(live):
+    runs = marks.mark_runs(live.find("dynamic/zero_one.py"))
+    if runs.get("mark_unbacked"):
+        graphs = {r["graphs"] for r in runs["mark_unbacked"]}
+        assert ("0 and 1 included" in marks.marks_summary(live.find("dynamic/zero_one.py"))) == (graphs == {1})
+
+
+# -- lesson 5 ------------------------------------------------------------------------------------
+def test_realcode_cases_follow_the_record(live):
+    for build in builds(live):
+        f, t = build.find("realcode/lr_float.py"), build.find("realcode/lr_tensor.py")
+        text = realcode.lr_summary(f, t)
+        assert f"the float version compiled {realcode._final(f)} graph" in text
+        assert f"The tensor version compiled {realcode._final(t)} graph" in text
+        assert ("hit `" in text) == (realcode.limit_hit(f) is not None)
+        li, lb = build.find("realcode/layer_idx.py"), build.find("realcode/layer_idx_buffer.py")
+        ltext = realcode.layer_summary(li, lb)
+        assert f"made {realcode._final(li)} graph" in ltext and f"made {realcode._final(lb)} graph" in ltext
+        assert ("hit `" in ltext) == (realcode.limit_hit(li) is not None)
+        go = build.find("realcode/guard_overhead.py")
+        g = realcode.guard_overhead(go)
+        gtext = realcode.guard_overhead_summary(go)
+        if not g["available"]:
+            assert "do not exist in this torch" in gtext
+        else:
+            assert f"offered {g['offered']} guards and kept {g['kept']}" in gtext
+        assert all(f"{v} {u}" in gtext for v, u in g["latencies"])
+        st = build.find("realcode/stance_test.py")
+        if "does not exist in this torch" in st.stdout:
+            assert "does not exist in this torch" in realcode.stance_summary(st)
+        tr = build.find("realcode/trace.py", TORCH_TRACE="trace")
+        if not tr.artifacts:
+            assert "no tlparse report" in realcode.trace_summary(tr, "realcode/")
+
+
+def test_default_torch_measures_the_failing_patterns_and_their_fixes(live):
+    f, t = live.find("realcode/lr_float.py"), live.find("realcode/lr_tensor.py")
+    assert realcode._final(f) > realcode._final(t) == 1
+    li, lb = live.find("realcode/layer_idx.py"), live.find("realcode/layer_idx_buffer.py")
+    assert realcode._final(li) > realcode._final(lb) == 1
+    assert "self.layer_idx ==" in realcode.first_reasons(li)[0]
+    warm = realcode.phase_steps(live.find("realcode/train_eval_warm.py"))
+    assert len({s["graphs"] for s in warm}) == 1  # nothing compiled during the loop
+    assert realcode.stance_results(live.find("realcode/stance_test.py")) == {
+        "test_fixed_batch_size": realcode.stance_results(live.find("realcode/stance_test.py"))["test_fixed_batch_size"],
+        "test_batch_marked_dynamic": "PASSED",
+    }
+
+
+def test_pages_show_this_builds_words(built_site, live):
+    page = (built_site / "realcode" / "index.html").read_text()
+    f, t = live.find("realcode/lr_float.py"), live.find("realcode/lr_tensor.py")
+    assert f"the float version compiled {realcode._final(f)} graph" in page
+    assert "pytorch/pytorch/issues/130467" in page and "issues/128071" in page and "issues/110803" in page
+    cap = (built_site / "capture" / "index.html").read_text()
+    assert "Lesson 1" in cap
+    nav = (built_site / "index.html").read_text()
+    for n, title in enumerate(["What torch.compile captures", "Graph breaks", "What a guard checks",
+                               "Dynamic shapes and the cache limits", "Recompiles in real code"], 1):
+        assert f"{n}. {title}" in nav
+    guards = (built_site / "guards" / "index.html").read_text()
+    assert "lesson four" not in guards.lower() and 'href="../capture/#the-shorthand"' in guards
+    for chapter in ("capture", "breaks", "realcode"):
+        assert (built_site / "notebooks" / chapter / "index.html").exists()
+        assert (built_site / "downloads" / f"{chapter}-snippets.zip").exists()
+
+
+# -- tlparse -------------------------------------------------------------------------------------
+def test_tlparse_report_built_from_the_recorded_trace_and_linked(built_site, live):
+    traced = live.find("realcode/trace.py", TORCH_TRACE="trace")
+    assert traced.artifact("trace/0.log"), "the record keeps the trace torch wrote"
+    report = built_site / tlparse.report_path(traced) / "index.html"
+    assert report.exists()
+    page = (built_site / "realcode" / "index.html").read_text()
+    assert 'href="../tlparse/realcode-trace/index.html"' in page
+    for html in report.parent.rglob("*.html"):
+        assert not re.search(r"""(?:href|src)=['"](?:https?:)?//""", html.read_text()), html
+
+
+def test_sanitize_turns_off_host_links_into_text():
+    assert tlparse.sanitize("see <a href='https://ui.perfetto.dev/'>Perfetto</a>.") == "see Perfetto."
+    assert tlparse.sanitize('<a href="raw.log">raw</a>') == '<a href="raw.log">raw</a>'
+
+
+def test_tlparse_report_opens_offline_in_a_browser(browser, built_site):
+    outside, errors = [], []
+    with serve(built_site) as base:
+        page = browser.new_page()
+        page.on("request", lambda r: outside.append(r.url) if urlparse(r.url).hostname not in ("127.0.0.1", None) and not r.url.startswith("data:") else None)
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.goto(f"{base}/realcode/")
+        page.locator('a[href="../tlparse/realcode-trace/index.html"]').click()
+        page.wait_for_load_state("networkidle")
+        assert page.url.endswith("/tlparse/realcode-trace/index.html")
+        body = page.inner_text("body")
+        assert "0/0" in body or "[0/0]" in body  # the report lists compiles by compile id
+        links = page.locator("a").evaluate_all("els => els.map(e => e.getAttribute('href'))")
+        for href in links:
+            if href and not href.startswith("#"):
+                page.goto(f"{base}/tlparse/realcode-trace/{href}")
+                page.wait_for_load_state("networkidle")
+        page.close()
+    assert outside == [] and errors == [], (outside, errors)
+
+
+@pytest.mark.parametrize("lesson", ["capture", "breaks", "realcode", "dynamic"])
+def test_lesson_pages_have_no_serious_accessibility_violations(browser, built_site, lesson):
+    from axe_playwright_python.sync_playwright import Axe
+
+    with serve(built_site) as base:
+        page = browser.new_page()
+        page.goto(f"{base}/{lesson}/")
+        results = Axe().run(page)
+        page.close()
+    violations = [v for v in results.response["violations"] if v["impact"] in ("serious", "critical")]
+    assert not violations, json.dumps([{k: v[k] for k in ("id", "impact", "help")} for v in violations], indent=1)
+
+
+def test_links_printed_by_lesson_code_are_site_urls(built_site):
+    """Markdown printed by page code skips MkDocs' link rewriting: no .md link may reach the HTML."""
+    for lesson in ("capture", "breaks", "realcode", "gym"):
+        html = (built_site / lesson / "index.html").read_text()
+        assert not re.search(r'href="[^"#]*\.md(?:#[^"]*)?"', html), lesson
