@@ -70,6 +70,29 @@ def split_lines(events: list[tuple[str, str]]) -> list[tuple[str, str]]:
     return lines
 
 
+_ENGINE_FRAME = re.compile(r'^(?P<indent>\s*)File "(?:<frozen runpy>|[^"]*fieldguide/(?:runner|executors/\w+)\.py)", line \d+, in ')
+
+
+def without_engine_frames(lines: list[Line]) -> list[Line]:
+    """Drop the engine's own frames (the runner, the warm worker, runpy) from every traceback a run
+    printed, with their source and caret lines: `python file.py` has none of them above the
+    snippet's frames (a torch log's "User code traceback", a Python traceback on stderr)."""
+    out: list[Line] = []
+    skipping = None  # the indentation of the engine frame being dropped
+    for line in lines:
+        m = _ENGINE_FRAME.match(line.text)
+        if m:
+            skipping = len(m.group("indent"))
+            continue
+        if skipping is not None:
+            body = line.text[: len(line.text) - len(line.text.lstrip())]
+            if line.text.strip() and len(body) > skipping and not line.text.lstrip().startswith("File "):
+                continue  # the frame's source line, or its ^^^ markers
+            skipping = None
+        out.append(line)
+    return out
+
+
 def parse(events: list[tuple[str, str]]) -> list[Line]:
     """Every line of the run, classified. Unprefixed stderr lines that follow a log record
     (torch 2.2 prints multi-line records that way) continue that record's channel."""

@@ -99,7 +99,7 @@ def result_from_run(
     # Paths inside the repository are shown as a reader who runs from its root sees them, in every
     # field: a result reads the same whichever checkout or folder produced it.
     events = [(stream, _relative_paths(text, root)) for stream, text in events]
-    lines = logparse.parse(events)
+    lines = logparse.without_engine_frames(logparse.parse(events))
     stdout = logparse.stdout_text(lines)
     channels = logparse.channels(lines)
     return SnippetResult(
