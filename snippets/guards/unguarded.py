@@ -43,11 +43,13 @@ else:
     def current_scale():
         return settings["scale"]
 
+    read_scale = current_scale  # the function itself, for the eager comparison below
+
     @torch.compile(backend="eager")
     def scaled(x):
         return x * current_scale()
 
     print("constant, first call         :", scaled(x).tolist())
     settings["scale"] = 100
-    print("eager, after the change      :", (x * current_scale()).tolist())
+    print("eager, after the change      :", (x * read_scale()).tolist())
     print("constant, after the change   :", scaled(x).tolist())
