@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 import re
+from html import escape as html_escape
 
 import pytest
 
 from browser import chromium, serve
 from conftest import ROOT
-from fieldguide import gym
+from fieldguide import gym, messages
 from fieldguide.record import BuildRecord, SnippetResult
 
 DRILL = gym.load_drill(ROOT / "snippets" / "gym" / "gym-10.toml")
@@ -17,14 +18,16 @@ DRILLS = gym.load_drills(ROOT / "snippets")
 
 
 def page_key(built_site, drill=DRILL) -> dict:
+    """The answer key as the page carries it: each scenario's data-key, decoded as gym.js decodes it."""
     html = (built_site / "gym" / "index.html").read_text()
-    m = re.search(
-        rf'<div class="gym-drill" data-drill="{drill.anchor}".*?<script class="gym-key" type="application/json">(.*?)</script>',
-        html,
-        re.S,
-    )
-    assert m, f"the gym page embeds no answer key for {drill.label}"
-    return json.loads(m.group(1))
+    start = html.index(f'data-drill="{drill.anchor}"')
+    end = html.find('class="gym-drill"', start + 1)
+    key = {}
+    for m in re.finditer(r'<section ([^>]*class="gym-scenario"[^>]*)>', html[start : end if end > 0 else None]):
+        attrs = dict(re.findall(r'([\w-]+)="([^"]*)"', m.group(1)))
+        key[attrs["data-scenario"]] = gym.decode(attrs["data-key"], f"{drill.anchor}/{attrs['data-scenario']}")
+    assert key, f"the gym page embeds no answer key for {drill.label}"
+    return key
 
 
 def measured(site_record, scenario) -> dict:
@@ -126,6 +129,11 @@ def test_answering_revealing_scoring_persistence_and_reset(browser, built_site, 
             assert gym.VERDICTS[m["verdict"]].lower() in text
             if m["verdict"] == "recompiles" and key[scenario.id]["guard"]:
                 assert key[scenario.id]["guard"] in text
+                kind = messages.kind_of(messages.normalize("- " + key[scenario.id]["guard"]))
+                assert f"What changed: {kind.text}" in text  # explained in words, from the measured failure
+            elif m["verdict"] == "reuses":
+                assert "No guard of that entry failed" in text or "Every guard of the entry passed" in text
+            assert reveal.locator("a", has_text="Why").count() == 1
             right += choice == m["verdict"]
             assert ("Correct." in text) == (choice == m["verdict"])
         score = drill.locator(".gym-score")
@@ -181,3 +189,66 @@ def test_no_serious_accessibility_violations(browser, built_site):
         violations = [v for v in results.response["violations"] if v["impact"] in ("serious", "critical")]
         assert not violations, json.dumps([{k: v[k] for k in ("id", "impact", "help")} for v in violations], indent=1)
         assert errors == []
+
+
+def test_the_key_is_not_readable_before_answering(built_site, site_record):
+    """Neither the page source nor the search index holds a verdict or a failing guard in clear."""
+    html = (built_site / "gym" / "index.html").read_text()
+    index = (built_site / "search" / "search_index.json").read_text()
+    assert "gym-key" not in html and "Measured on torch" not in html
+    gym_docs = [d for d in json.loads(index)["docs"] if d["location"].startswith("gym/")]
+    gym_text = " ".join(d["title"] + " " + d["text"] for d in gym_docs)
+    assert gym_docs and "Measured on torch" not in gym_text
+    for drill in DRILLS:
+        for scenario in drill.scenarios:
+            guard = page_key(built_site, drill)[scenario.id]["guard"]
+            if guard:
+                for form in (guard, html_escape(guard)):
+                    assert form not in html and form not in gym_text, guard
+
+
+def test_score_sits_at_the_end_of_each_drill(browser, built_site):
+    with serve(built_site) as base:
+        page, errors = open_gym(browser, base)
+        for drill in DRILLS:
+            box = page.locator(f'.gym-drill[data-drill="{drill.anchor}"]')
+            last = box.locator(".gym-scenario").last.bounding_box()
+            score = box.locator(".gym-score").bounding_box()
+            assert 0 <= score["y"] - (last["y"] + last["height"]) < 80, (drill.label, last, score)
+        assert errors == []
+
+
+def test_without_javascript_the_page_says_so(browser, built_site):
+    with serve(built_site) as base:
+        context = browser.new_context(java_script_enabled=False)
+        page = context.new_page()
+        page.goto(f"{base}/gym/")
+        notes = page.locator(".gym-noscript")
+        assert notes.count() == len(DRILLS)
+        assert "needs JavaScript" in notes.first.inner_text() and notes.first.is_visible()
+        assert page.locator(".gym-choice").first.is_hidden()  # no button that cannot work
+        assert page.locator(".gym-scenario pre").first.is_visible()  # the scenarios can still be read
+        context.close()
+
+
+def test_a_reuse_is_explained_by_the_guards_that_passed(built_site, site_record):
+    """A reuse's reveal names the guards of the entry that passed, those on the scenario's `guard` first."""
+    build = BuildRecord.from_json(site_record)
+    reuses = 0
+    for drill in DRILLS:
+        key, answers = page_key(built_site, drill), gym.answer_key(drill, build)
+        for scenario in drill.scenarios:
+            answer, reveal = answers[scenario.id], key[scenario.id]["html"]
+            if answer.verdict != "reuses":
+                continue
+            reuses += 1
+            assert answer.guards, f"{scenario.id}: the guards channel was measured but no dump was parsed"
+            assert f"{len(answer.guards)} in its dump" in reveal
+            tensor = next((g for g in answer.guards if re.search(r"check_tensor\(.*size=\[[^\]]*None", g.predicate)), None)
+            if tensor is not None:  # a dimension the measurement shows as symbolic
+                assert "Already symbolic" in reveal, scenario.id
+            if scenario.guard:
+                on = [g for g in answer.guards if gym._on(scenario.guard, g)]
+                assert all(html_escape(g.predicate) in reveal for g in on), scenario.id
+                assert on or "has no guard on" in reveal
+    assert reuses, "no drill has a reuse scenario to explain"

@@ -1,5 +1,6 @@
 // The gym: guess-the-verdict drills. Plain JavaScript shipped with the site (no CDN, works offline).
-// The answer key is the measured one the build embedded in each drill; answers persist in localStorage.
+// Each scenario's measured answer and its explanation travel encoded in its data-key attribute
+// (see fieldguide/gym.py: encode): decoded only when the reader answers. Answers persist in localStorage.
 (function () {
   "use strict";
   var LABELS = { reuses: "reuses the entry", recompiles: "recompiles" };
@@ -21,16 +22,31 @@
     }
   }
 
+  function decode(blob, salt) {
+    var raw = window.atob(blob), key = salt || "gym", bytes = new Uint8Array(raw.length);
+    var keyBytes = new TextEncoder().encode(key);
+    for (var i = 0; i < raw.length; i++) bytes[i] = raw.charCodeAt(i) ^ keyBytes[i % keyBytes.length];
+    return JSON.parse(new TextDecoder("utf-8").decode(bytes));
+  }
+
   function initDrill(drill) {
-    var key = JSON.parse(drill.querySelector(".gym-key").textContent);
-    var storeKey = "fieldguide-gym:" + drill.getAttribute("data-drill");
+    var drillId = drill.getAttribute("data-drill");
+    var decoded = {};
+    var key = {
+      get: function (section) {
+        var id = section.getAttribute("data-scenario");
+        if (!decoded[id]) decoded[id] = decode(section.getAttribute("data-key"), drillId + "/" + id);
+        return decoded[id];
+      }
+    };
+    var storeKey = "fieldguide-gym:" + drillId;
     var answers = load(storeKey);
     var scenarios = Array.prototype.slice.call(drill.querySelectorAll(".gym-scenario"));
     var score = drill.querySelector(".gym-score");
 
     function reveal(section, choice, moveFocus) {
-      var id = section.getAttribute("data-scenario");
-      var correct = key[id] && key[id].verdict === choice;
+      var answer = key.get(section);
+      var correct = answer.verdict === choice;
       section.classList.remove("gym-correct", "gym-wrong");
       section.classList.add(correct ? "gym-correct" : "gym-wrong");
       section.querySelectorAll(".gym-choice").forEach(function (button) {
@@ -38,6 +54,7 @@
         button.setAttribute("aria-pressed", String(button.getAttribute("data-choice") === choice));
       });
       var panel = section.querySelector(".gym-reveal");
+      panel.querySelector(".gym-explain").innerHTML = answer.html;  // built by the site's own build, escaped there
       panel.querySelector(".gym-result").textContent =
         (correct ? "Correct. " : "Not this time. ") + "You said it " + LABELS[choice] + ".";
       panel.hidden = false;
@@ -50,7 +67,9 @@
         button.disabled = false;
         button.removeAttribute("aria-pressed");
       });
-      section.querySelector(".gym-reveal").hidden = true;
+      var panel = section.querySelector(".gym-reveal");
+      panel.hidden = true;
+      panel.querySelector(".gym-explain").textContent = "";
     }
 
     function updateScore() {
@@ -59,7 +78,7 @@
         var id = section.getAttribute("data-scenario");
         if (answers[id]) {
           answered += 1;
-          if (key[id] && key[id].verdict === answers[id]) right += 1;
+          if (key.get(section).verdict === answers[id]) right += 1;
         }
       });
       score.textContent = "Score: " + right + " correct of " + answered + " answered (" + scenarios.length + " scenarios)";

@@ -139,7 +139,7 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
         chapters = self.settings.chapters
         fill = {
             NAV_CHAPTERS: [{f"{ch.number}. {ch.title}": ch.page} for ch in chapters],
-            NAV_NOTEBOOKS: [{f"{ch.number}. {ch.title}": ch.notebook} for ch in chapters],
+            NAV_NOTEBOOKS: [{f"Notebook {ch.number}: {ch.title}": notebook.page_of(ch)} for ch in chapters],
         }
 
         def walk(items):
@@ -200,6 +200,10 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
             markdown = render.replay_page_markdown(markdown, f"{self.docs_label}/{page.file.src_uri}")
         self._page_markdown = markdown
         claims.begin_page()  # collect the claims this page's code renders
+        # Search ranks a chapter's section above the other pages that mention the same name
+        # (notebooks are not indexed at all: notebook.py); a page's own front matter wins.
+        if page.file.src_uri in {ch.page for ch in self.settings.chapters}:
+            page.meta.setdefault("search", {}).setdefault("boost", notebook.CHAPTER_SEARCH_BOOST)
         return markdown
 
     def on_page_content(self, html, page, config, files):
@@ -252,10 +256,9 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
         return files
 
     def _add_notebooks(self, files, config, docs: Path) -> None:
-        """Each chapter's notebook, generated from its snippets, as a page for mkdocs-jupyter."""
-        out = self.settings.cache_dir / "generated"
-        for src_uri in notebook.generate(self.settings.chapters, docs, self.settings.snippets_dir, out):
-            files.append(File(src_uri, str(out), config["site_dir"], config["use_directory_urls"]))
+        """Each chapter's notebook (.ipynb and its page), from the snippets and this build's outputs."""
+        for src_uri, content in notebook.generate(self.settings.chapters, docs, self.settings.snippets_dir, record.current()).items():
+            files.append(File.generated(config, src_uri, content=content))
 
     def _executor_for(self, settings: Settings):
         """The executor, kept across the rebuilds of one `mkdocs serve` while nothing it depends on changed."""

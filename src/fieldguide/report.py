@@ -18,7 +18,7 @@ def relative_link(from_url: str, to_url: str) -> str:
 def summary(build: BuildRecord) -> str:
     ran = sum(1 for s in build.snippets if not s.cached)
     return (
-        f"| | this build |\n|---|---|\n| torch | `{build.torch}` |\n| Python | `{build.python}` |\n"
+        f"| measured | this build |\n|---|---|\n| torch | `{build.torch}` |\n| Python | `{build.python}` |\n"
         f"| platform | {build.platform} |\n| built at | {build.built_at} |\n"
         f"| snippets | {len(build.snippets)} ({ran} executed in this build, {len(build.snippets) - ran} from the cache) |\n"
     )
@@ -28,7 +28,7 @@ def snippet_table(build: BuildRecord, page_url: str) -> str:
     rows = ["| snippet | environment | seconds | cache | exit | shown on |", "|---|---|---:|---|---:|---|"]
     for s in sorted(build.snippets, key=lambda s: -s.seconds):
         env = " ".join(f"`{k}={v}`" for k, v in s.env.items()) or "—"
-        pages = ", ".join(f"[{p.strip('/') or 'home'}]({relative_link(page_url, p)})" for p in s.pages)
+        pages = ", ".join(f"[{'home' if p in ('', './') else p.strip('/')}]({relative_link(page_url, p)})" for p in s.pages)
         cache = "hit" if s.cached else "executed"
         rows.append(f"| `{s.path}` | {env} | {s.seconds:.2f} | {cache} | {s.exit_code} | {pages} |")
     total = sum(s.seconds for s in build.snippets)

@@ -1,0 +1,323 @@
+"""The reader's site as a whole, built for real and read in a real browser: accessibility in both
+colour schemes, links, the 404 page under a sub-path, navigation, tables on a phone, notebooks."""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import json
+import re
+import threading
+import urllib.error
+import urllib.request
+from contextlib import contextmanager
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import unquote, urljoin, urlparse
+
+import pytest
+
+from browser import chromium, serve
+from conftest import ROOT
+from fieldguide import notebook, settings
+from fieldguide.record import BuildRecord
+
+
+def pages(site: Path) -> list[str]:
+    return sorted(p.relative_to(site).as_posix() for p in site.rglob("*.html"))
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with chromium() as b:
+        yield b
+
+
+# -- accessibility, in both schemes -------------------------------------------------------------
+def axe_violations(page) -> list[dict]:
+    from axe_playwright_python.sync_playwright import Axe
+
+    results = Axe().run(page)
+    return [
+        {"id": v["id"], "impact": v["impact"], "nodes": [n["target"] for n in v["nodes"][:3]]}
+        for v in results.response["violations"]
+        if v["impact"] in ("moderate", "serious", "critical")
+    ]
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_axe_finds_no_serious_or_moderate_violation_on_any_page(browser, built_site, scheme):
+    found = {}
+    with serve(built_site) as base:
+        context = browser.new_context(color_scheme=scheme)
+        page = context.new_page()
+        for path in [p for p in pages(built_site) if p.endswith("index.html")] + ["404.html"]:
+            page.goto(f"{base}/{path}")
+            page.wait_for_load_state("networkidle")
+            want = "slate" if scheme == "dark" else "default"  # the system's preference is followed
+            assert page.evaluate("document.body.getAttribute('data-md-color-scheme')") == want, path
+            violations = axe_violations(page)
+            if violations:
+                found[path] = violations
+        # the interactive states: a gym answer revealed, a log explained
+        page.goto(f"{base}/gym/")
+        page.locator(".gym-scenario").first.locator(".gym-choice").first.click()
+        page.locator(".gym-scenario").nth(4).locator(".gym-choice").last.click()
+        if axe_violations(page):
+            found["gym/ (answered)"] = axe_violations(page)
+        page.goto(f"{base}/messages/")
+        page.fill("#fg-log", (ROOT / "tests/fixtures/logs/torch-2.14.1-five_calls.stderr.txt").read_text() + "\nnot a torch line\n")
+        page.click("#fg-explain")
+        if axe_violations(page):
+            found["messages/ (a log explained)"] = axe_violations(page)
+        context.close()
+    assert not found, json.dumps(found, indent=1)
+
+
+def test_the_toggle_still_overrides_the_system_preference(browser, built_site):
+    with serve(built_site) as base:
+        context = browser.new_context(color_scheme="dark")
+        page = context.new_page()
+        page.goto(f"{base}/guards/")
+        page.locator("label.md-header__button[title='Light mode']:visible, form[data-md-component=palette] label:visible").first.click()
+        assert page.evaluate("document.body.getAttribute('data-md-color-scheme')") == "default"
+        context.close()
+
+
+# -- links ---------------------------------------------------------------------------------------
+class _Links(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.links: list[str] = []
+        self.ids: set[str] = set()
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if a.get("id"):
+            self.ids.add(a["id"])
+        if tag == "a" and a.get("name"):
+            self.ids.add(a["name"])
+        for key in ("href", "src"):
+            if a.get(key) and tag in ("a", "link", "script", "img", "iframe", "source"):
+                self.links.append(a[key])
+
+
+@functools.lru_cache(maxsize=None)
+def _parsed(path: Path) -> _Links:
+    parser = _Links()
+    parser.feed(path.read_text(encoding="utf-8"))
+    return parser
+
+
+def _target(site: Path, url_path: str) -> Path:
+    target = site / unquote(url_path).lstrip("/")
+    return target / "index.html" if url_path.endswith("/") or target.is_dir() else target
+
+
+def test_no_internal_link_is_broken(built_site):
+    """Every link, stylesheet and script of every page leads to a file of the site, and to an
+    element with the anchor's id when it has one. (The 404 page is checked in a browser below.)"""
+    broken = []
+    for rel in pages(built_site):
+        if rel == "404.html":
+            continue
+        base = f"http://site/{rel}"
+        for link in _parsed(built_site / rel).links:
+            if link.startswith(("mailto:", "javascript:", "data:")) or "://" in link.split("#")[0][:12] and not link.startswith("http://site"):
+                continue
+            url = urlparse(urljoin(base, link))
+            if url.netloc != "site":
+                continue
+            target = _target(built_site, url.path)
+            if not target.exists():
+                broken.append(f"{rel}: {link} (no {target.relative_to(built_site)})")
+            elif url.fragment.startswith("fg-ev-"):
+                continue  # an evidence marker: fieldguide.js gives the output line its id (tested with the claims)
+            elif url.fragment and target.suffix == ".html" and unquote(url.fragment) not in _parsed(target).ids:
+                broken.append(f"{rel}: {link} (no #{url.fragment})")
+    assert not broken, "\n".join(broken)
+
+
+def test_home_page_links_the_build_report(built_site):
+    links = _parsed(built_site / "index.html").links
+    assert "build/report/" in links and (built_site / "build" / "report" / "index.html").exists()
+
+
+# -- the 404 page under a sub-path ---------------------------------------------------------------
+@contextmanager
+def serve_under(site: Path, prefix: str):
+    """Serve the site at /<prefix>/ and answer a missing address with its 404.html, as GitHub Pages does."""
+
+    class Handler(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def translate_path(self, path):
+            path = urlparse(path).path
+            if not path.startswith(f"/{prefix}/"):
+                return str(site / "__nowhere__")
+            return str(site / unquote(path[len(prefix) + 2 :]))
+
+        def send_error(self, code, message=None, explain=None):
+            if code != 404:
+                return super().send_error(code, message, explain)
+            body = (site / "404.html").read_bytes()
+            self.send_response(404)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            if self.command != "HEAD":
+                self.wfile.write(body)
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/{prefix}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.mark.parametrize("missing", ["nope/", "guards/old-name/deeper/", "x.html"])
+def test_404_page_is_styled_and_useful_under_a_sub_path(browser, built_site, missing):
+    with serve_under(built_site, "field-guide") as root:
+        page = browser.new_page()
+        failed, loaded, errors = [], set(), []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.on("response", lambda r: (failed.append(r.url) if r.status >= 400 else loaded.add(r.url))
+                if r.request.resource_type in ("stylesheet", "script", "image", "xhr", "fetch") else None)
+        response = page.goto(root + missing)
+        assert response.status == 404
+        page.wait_for_load_state("networkidle")
+        assert errors == []
+        # The browser may guess an asset's address before the page sets its base (a speculative
+        # preload that fails); every asset must then have loaded from the site's root.
+        here = root + missing.rsplit("/", 1)[0] + "/" if "/" in missing else root
+        for url in failed:
+            if url.endswith("record.json"):
+                continue  # the root probe
+            assert url.startswith(here) and root + url[len(here):] in loaded, url
+        assert page.evaluate("getComputedStyle(document.querySelector('.md-header')).position") == "sticky"  # styled
+        assert "Page not found" in page.locator("h1").inner_text()
+        hrefs = page.locator(".fg-404-pages a").evaluate_all("els => els.map(a => a.href)")
+        assert len(hrefs) >= 6
+        for href in hrefs:
+            assert href.startswith(root), href
+            assert urllib.request.urlopen(href).status == 200, href
+        page.locator(".md-header__button.md-logo, .md-header__title").first.wait_for()
+        page.close()
+
+
+# -- navigation ----------------------------------------------------------------------------------
+def test_maintainer_pages_are_in_their_own_section(built_site):
+    html = (built_site / "guards" / "index.html").read_text()
+    nav = html[html.index('class="md-nav md-nav--primary"') :]
+    sections = re.findall(r'<label class="md-nav__link"[^>]*>\s*(?:<span[^>]*>)?\s*([^<]+?)\s*<', nav)
+    assert "For maintainers" in [s.strip() for s in sections], sections
+    start = nav.index("For maintainers")
+    for url in ("build/report/", "build/changes/", "build/contributing/"):
+        assert nav.find(f'href="../{url}"', start) > start, url  # under "For maintainers"
+        assert nav.find(f'href="../{url}"') > start, url  # and nowhere before it
+
+
+def test_notebooks_are_named_as_notebooks(built_site):
+    html = (built_site / "guards" / "index.html").read_text()
+    html = html[html.index('class="md-nav md-nav--primary"') : html.index('class="md-content"')]
+    titles = re.findall(r"<title>(.*?)</title>", (built_site / "notebooks" / "guards" / "index.html").read_text())
+    assert titles and titles[0].startswith("Notebook")
+    nav_entries = re.findall(r'href="\.\./notebooks/[^"]+"[^>]*>\s*(?:<span[^>]*>)?\s*([^<]+?)\s*<', html)
+    assert nav_entries and all(e.startswith("Notebook") for e in nav_entries), nav_entries
+
+
+# -- tables on a phone ---------------------------------------------------------------------------
+PHONE = {"width": 360, "height": 740}
+
+
+@pytest.mark.parametrize("path", ["build/report/", "guards/", "dynamic/", "messages/", "releases/"])
+def test_tables_fit_a_phone_and_wrap_code_between_its_parts(browser, built_site, path):
+    if not (built_site / path / "index.html").exists():
+        pytest.skip(f"no {path} in this site")
+    with serve(built_site) as base:
+        context = browser.new_context(viewport=PHONE, is_mobile=True)
+        page = context.new_page()
+        page.goto(f"{base}/{path}")
+        page.wait_for_load_state("networkidle")
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= PHONE["width"], f"{path}: the page is {width}px wide on a {PHONE['width']}px phone"
+        # a table wider than the column scrolls inside its own box, nothing is cut off
+        clipped = page.evaluate(
+            """() => Array.from(document.querySelectorAll('.md-typeset table')).filter(t => {
+                 let box = t.parentElement;
+                 while (box && getComputedStyle(box).overflowX === 'visible') box = box.parentElement;
+                 return t.getBoundingClientRect().width > document.documentElement.clientWidth && !box;
+               }).length"""
+        )
+        assert clipped == 0
+        # code names in tables break only between their parts (after . / _), never mid-word
+        unbroken = page.evaluate(
+            """() => Array.from(document.querySelectorAll('.md-typeset table code'))
+                 .filter(c => /\\w[./_][^./_\\s]{3}/.test(c.textContent) && !c.querySelector('wbr'))
+                 .map(c => c.textContent)"""
+        )
+        assert unbroken == [], f"{path}: {unbroken[:5]}"
+        assert page.evaluate("getComputedStyle(document.querySelector('.md-typeset table code') || document.body).wordBreak") != "break-all"
+        context.close()
+
+
+def test_build_report_has_no_empty_header_and_names_the_home_page(built_site):
+    html = (built_site / "build" / "report" / "index.html").read_text()
+    assert not re.search(r"<th[^>]*>\s*</th>", html)
+    assert ">home</a>" in html and ">.</a>" not in html
+
+
+# -- notebooks -----------------------------------------------------------------------------------
+CHAPTERS = [c.slug for c in settings.load(ROOT, {}).chapters]
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_notebook_carries_every_example_with_its_measured_output(built_site, site_record, chapter):
+    import nbformat
+
+    path = built_site / "notebooks" / f"{chapter}.ipynb"
+    nb = nbformat.read(str(path), as_version=4)
+    nbformat.validate(nb)
+    rec = BuildRecord.from_json(site_record)
+    code = [c for c in nb.cells if c.cell_type == "code"][1:]  # after the setup cell
+    ran = {(s.path, tuple(sorted(s.env.items()))): s for s in rec.snippets if f"{chapter}/" in s.pages}
+    examples = notebook.page_examples(ROOT / "docs" / f"{chapter}.md")
+    assert len(code) == len(examples) == len(ran), (len(code), len(examples), sorted(ran))
+    paths_in_chapter = {s.path for s in rec.snippets if f"{chapter}/" in s.pages}
+    assert {f"snippets/{e.path}" for e in examples} == paths_in_chapter  # every example of the chapter
+    for cell, ex in zip(code, examples):
+        source = (ROOT / "snippets" / ex.path).read_text().rstrip("\n")
+        assert source in cell.source
+        result = ran[(f"snippets/{ex.path}", ex.env)]
+        printed = "".join(o.get("text", "") for o in cell.outputs)
+        assert printed == result.output, ex  # this build's output, from the record
+        assert cell.execution_count is not None
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_notebook_page_downloads_has_a_working_contents_list_and_no_inline_css(browser, built_site, chapter):
+    page_file = built_site / "notebooks" / chapter / "index.html"
+    html = page_file.read_text()
+    outputs = sum(len(m.encode()) for m in re.findall(r"<pre\b.*?</pre>", html, re.S))  # the cells and their outputs
+    overhead = len(html.encode()) - outputs
+    assert overhead < 120_000, f"notebooks/{chapter}/ weighs {overhead} bytes besides its cells"
+    styles = re.findall(r"<style\b[^>]*>(.*?)</style>", html, re.S)
+    assert sum(len(s) for s in styles) < 2_000, "notebook CSS inlined in the page"
+    assert f'href="../{chapter}.ipynb"' in html and "download" in html
+    with serve(built_site) as base:
+        page = browser.new_page()
+        page.goto(f"{base}/notebooks/{chapter}/")
+        toc = page.locator("nav.md-nav--secondary a.md-nav__link").evaluate_all("els => els.map(a => a.getAttribute('href'))")
+        examples = notebook.page_examples(ROOT / "docs" / f"{chapter}.md")
+        assert len(toc) >= len(examples)
+        for href in toc:
+            assert href.startswith("#") and page.locator(f"[id='{href[1:]}']").count() == 1, href
+            assert page.locator(f"[id='{href[1:]}']").inner_text().strip()
+        with page.expect_download() as info:
+            page.locator(f'a[href="../{chapter}.ipynb"]').click()
+        assert json.loads(Path(info.value.path()).read_text())["nbformat"] == 4
+        page.close()

@@ -1,0 +1,94 @@
+"""Search, in a real browser: code names by their parts, chapters first, no gym answers."""
+
+from __future__ import annotations
+
+import json
+import re
+from urllib.parse import urlparse
+
+import pytest
+
+from browser import chromium, serve
+from conftest import ROOT
+from fieldguide import gym, settings
+
+CHAPTERS = [c.slug for c in settings.load(ROOT, {}).chapters]
+NAMES = ["set_stance", "cache_size_limit", "recompile_limit", "mark_dynamic"]
+
+
+@pytest.fixture(scope="module")
+def search(built_site):
+    with serve(built_site) as base, chromium() as browser:
+        page = browser.new_page()
+        page.goto(f"{base}/")
+        page.wait_for_load_state("networkidle")
+
+        def run(query: str) -> list[list[str]]:
+            """The result groups (one per page, best first), each the paths#anchors of its links."""
+            if not page.evaluate("document.activeElement && document.activeElement.matches('.md-search__input')"):
+                page.keyboard.press("/")
+            page.fill(".md-search__input", "")
+            page.locator(".md-search__input").press_sequentially(query, delay=5)
+            page.wait_for_function(
+                "q => document.querySelector('.md-search-result__meta').textContent.match(/matching|No matching/)", arg=query
+            )
+            page.wait_for_timeout(300)
+            groups = page.locator(".md-search-result__item").evaluate_all(
+                "els => els.map(li => Array.from(li.querySelectorAll('a.md-search-result__link')).map(a => a.href))"
+            )
+            return [[urlparse(h).path.strip("/") + ("#" + urlparse(h).fragment if urlparse(h).fragment else "") for h in g] for g in groups]
+
+        yield run
+
+
+def chapter_of(link: str) -> str:
+    return link.split("#")[0].split("/")[0]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_an_api_name_finds_the_chapter_section_first(search, built_site, name):
+    groups = search(name)
+    assert groups, f"{name}: no result"
+    first = groups[0]
+    assert chapter_of(first[0]) in CHAPTERS, f"{name}: first result is {first[0]}, not a chapter ({groups[:3]})"
+    index = json.loads((built_site / "search" / "search_index.json").read_text())["docs"]
+    sections = {d["location"] for d in index if name in d["text"] and chapter_of(d["location"]) in CHAPTERS}
+    assert sections, f"{name} is in no chapter section's text"
+    links = {l.replace("#", "/#") if "#" in l else l + "/" for l in first}
+    assert chapter_of(first[0]) in {chapter_of(s) for s in sections}, (name, first, sections)
+    assert links & sections or first[0] + "/" in {s.split("#")[0] for s in sections}, (name, first, sections)
+
+
+@pytest.mark.parametrize("query, part_of", [("stance", "set_stance"), ("torch.compiler.set_stance", "set_stance"), ("size_limit", "cache_size_limit")])
+def test_a_dotted_or_underscored_name_is_found_by_its_parts(search, query, part_of):
+    groups = search(query)
+    assert groups and chapter_of(groups[0][0]) in CHAPTERS, (query, groups[:2])
+
+
+def test_notebooks_are_not_in_the_index(built_site):
+    index = json.loads((built_site / "search" / "search_index.json").read_text())["docs"]
+    assert not [d["location"] for d in index if d["location"].startswith("notebooks/")]
+
+
+def answers(built_site) -> list[str]:
+    """Sentences only a gym reveal holds: the measured verdict lines and the failing guards."""
+    from test_gym import DRILLS, page_key
+
+    out = []
+    for drill in DRILLS:
+        for sid, a in page_key(built_site, drill).items():
+            html = re.sub(r"<[^>]+>", " ", a["html"])
+            out.append(re.sub(r"\s+", " ", html.split("Measured on torch")[1].split(".")[1]).strip())  # "unique_graphs was 1 before ..."
+            if a["guard"]:
+                out.append(a["guard"])
+    return out
+
+
+def test_a_gym_answer_text_finds_no_gym_answer(search, built_site):
+    for text in answers(built_site)[:6]:
+        for group in search(text[:60]):
+            hits = [l for l in group if l.startswith("gym")]
+            assert not [l for l in hits if re.search(r"#gym-\d+-", l)], (text, hits)  # no scenario section
+    index = json.loads((built_site / "search" / "search_index.json").read_text())["docs"]
+    gym_text = " ".join(d["text"] for d in index if d["location"].startswith("gym"))
+    assert "Measured on torch" not in gym_text and "unique_graphs was" not in gym_text
