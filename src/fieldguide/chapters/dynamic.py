@@ -326,7 +326,7 @@ def accumulated_note(result: SnippetResult, regime: str) -> str:
             " This build guards modules by identity, so every new instance of a module starts a per-object count "
             "of its own, and the per-function limit alone cannot stop a model that is rebuilt again and again; "
             "whether such a loop ever reaches the accumulated limit is measured on the "
-            "[Across releases](releases.md#does-a-model-rebuilt-in-a-loop-ever-reach-the-accumulated-limit) page."
+            "[Across releases](../releases/#does-a-model-rebuilt-in-a-loop-ever-reach-the-accumulated-limit) page."
         )
     else:
         text += (
