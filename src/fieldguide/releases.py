@@ -27,6 +27,7 @@ class Column:
     build: BuildRecord | None  # None: listed, not measured yet
     live: bool = False  # this build's own release, executed now
     stale: set[tuple] = field(default_factory=set)  # entry keys whose snippet changed since
+    missing: list[str] = field(default_factory=list)  # today's snippets the record has no entry for
 
     @property
     def measured(self) -> str:
@@ -84,7 +85,9 @@ def columns(root: Path, live: BuildRecord) -> list[Column]:
             continue
         build = read_record(path)
         stale = {_key(s) for s in build.snippets if _key(s) in today and s.digest != today[_key(s)]}
-        out.append(Column(release, build, stale=stale))
+        have = {_key(s) for s in build.snippets}
+        missing = sorted(" ".join([p, *(f"{k}={v}" for k, v in env)]) for p, env in today if (p, env) not in have)
+        out.append(Column(release, build, stale=stale, missing=missing))
     return out
 
 

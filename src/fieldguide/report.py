@@ -34,3 +34,19 @@ def snippet_table(build: BuildRecord, page_url: str) -> str:
     total = sum(s.seconds for s in build.snippets)
     rows.append(f"| **total** | | **{total:.2f}** | | | |")
     return "\n".join(rows) + "\n"
+
+
+def release_records(cols) -> str:
+    """The committed release records against today's snippets: stale or missing entries, by release."""
+    rows = ["| torch | measured | stale or missing entries |", "|---|---|---|"]
+    for col in cols:
+        if col.live:
+            rows.append(f"| `{col.release}` | this build | — |")
+        elif col.build is None:
+            rows.append(f"| `{col.release}` | not measured | run `nox -s matrix -- {col.release}` |")
+        else:
+            gaps = sorted(" ".join([p, *(f"{k}={v}" for k, v in env)]) for p, env in col.stale)
+            gaps += [f"{g} (missing)" for g in col.missing]
+            text = ", ".join(f"`{g}`" for g in gaps) + f"; `nox -s matrix -- {col.release}` measures them again" if gaps else "none"
+            rows.append(f"| `{col.release}` | {col.measured[:10]} | {text} |")
+    return "\n".join(rows) + "\n"
