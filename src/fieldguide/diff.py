@@ -20,6 +20,7 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
 
 from .facts import facts
+from .normalize import normalize_output
 from .identity import SnippetId, code_fence
 from .record import BuildRecord, SnippetResult
 
@@ -79,14 +80,17 @@ def compare(old: BuildRecord, new: BuildRecord, snippets_dir: Path | None = None
     report.added = [news[k] for k in sorted(news.keys() - olds.keys())]
     report.removed = [olds[k] for k in sorted(olds.keys() - news.keys())]
     for key in sorted(olds.keys() & news.keys()):
+        # Both sides normalized here, by today's rules: records made by older engines stored
+        # their `normalized` with the rules of their day, which would show as changes.
         o, n = olds[key], news[key]
+        on, nn = normalize_output(o.stdout, o.logs), normalize_output(n.stdout, n.logs)
         parts = {}
         label = o.id.path
-        if o.normalized.get("stdout") != n.normalized.get("stdout"):
-            parts["stdout"] = _unified(o.normalized.get("stdout", ""), n.normalized.get("stdout", ""), f"{label} (stdout)")
-        channels = sorted(set(o.normalized.get("logs", {})) | set(n.normalized.get("logs", {})))
+        if on["stdout"] != nn["stdout"]:
+            parts["stdout"] = _unified(on["stdout"], nn["stdout"], f"{label} (stdout)")
+        channels = sorted(set(on["logs"]) | set(nn["logs"]))
         for ch in channels:
-            a, b = o.normalized["logs"].get(ch, ""), n.normalized["logs"].get(ch, "")
+            a, b = on["logs"].get(ch, ""), nn["logs"].get(ch, "")
             if a != b:
                 parts[f"logs:{ch}"] = _unified(a, b, f"{label} (TORCH_LOGS {ch})")
         if parts:
