@@ -1,4 +1,4 @@
-"""Records and logs captured from real runs on other torch releases (tests/fixtures/)."""
+"""Records of other torch releases (the committed records/) and logs captured from real runs (tests/fixtures/)."""
 
 from __future__ import annotations
 
@@ -10,11 +10,12 @@ from fieldguide import logs
 from fieldguide.record import BuildRecord
 
 FIXTURES = Path(__file__).parent / "fixtures"
+RECORDS = Path(__file__).resolve().parent.parent / "records"  # the committed release records
 OTHER_TORCHES = ["2.2.2", "2.14.1"]
 
 
 def record(version: str) -> BuildRecord:
-    with gzip.open(FIXTURES / "records" / f"torch-{version}.json.gz", "rt", encoding="utf-8") as fh:
+    with gzip.open(RECORDS / f"torch-{version}.json.gz", "rt", encoding="utf-8") as fh:
         return BuildRecord.from_json(json.load(fh))
 
 

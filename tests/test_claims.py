@@ -28,7 +28,7 @@ CHAPTERS = sorted(p.name for p in (ROOT / "docs").glob("*.md") if "fieldguide.ch
 
 def captured_records() -> dict[str, Path]:
     """Every record the repository holds: committed releases (records/) and test fixtures."""
-    found = {p.name.removesuffix(".json.gz"): p for p in sorted((FIXTURES / "records").glob("torch-*.json.gz"))}
+    found = {p.name.removesuffix(".json.gz"): p for p in sorted((FIXTURES / "records").glob("torch-*.json.gz"))}  # a second 2.2.2
     found.update({"records/" + p.name.removesuffix(".json.gz"): p for p in sorted((ROOT / "records").glob("torch-*.json.gz"))})
     return found
 

@@ -18,7 +18,7 @@ SNIPPETS = ROOT / "snippets"
 
 def fixture_file(tmp_path, version: str):
     path = tmp_path / f"record-{version}.json"
-    with gzip.open(FIXTURES / "records" / f"torch-{version}.json.gz", "rt") as fh:
+    with gzip.open(ROOT / "records" / f"torch-{version}.json.gz", "rt") as fh:
         path.write_text(fh.read())
     return path
 

@@ -22,7 +22,7 @@ from fieldguide.parse.recompiles import parse_recompiles
 from fieldguide.record import BuildRecord
 
 FIXTURES = ROOT / "tests" / "fixtures"
-FIXTURE_RECORDS = {r: BuildRecord.read(FIXTURES / "records" / f"torch-{r}.json.gz") for r in ("2.2.2", "2.14.1")}
+FIXTURE_RECORDS = {r: BuildRecord.read(ROOT / "records" / f"torch-{r}.json.gz") for r in ("2.2.2", "2.14.1")}
 
 
 def stripped(raw: str) -> str:

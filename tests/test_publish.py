@@ -1,7 +1,7 @@
 """The published tree (nox -s publish): one copy per release, the release selector, replayed records.
 
 The browser test publishes only what it needs: the default release, built live, and 2.2.2 rendered
-from a record captured on torch 2.2.2 (tests/fixtures/records), then switches between them in
+from the committed record of torch 2.2.2 (records/), then switches between them in
 Debian's chromium, served from 127.0.0.1.
 """
 
