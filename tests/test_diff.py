@@ -46,7 +46,7 @@ def test_torch_upgrade_report_from_real_records():
     md = diff.to_markdown(report)
     assert "## Generated outputs changed (torch `2.2.2` → `2.14.1`)" in md
     assert "| modules: guarded by | `identity` | `type and attributes` |" in md
-    assert "#### Page `guards/`" in md and "```diff" in md
+    assert "#### Page `docs/guards.md`" in md and "```diff" in md  # release records name pages by their source
     assert "-___compile_config_hash() == '<hash>'" in md  # normalized, and shown as removed
 
 

@@ -324,7 +324,7 @@ def config_and_backend(ambient_run: SnippetResult, anatomy: SnippetResult) -> st
     if "CONFIG_HASH_MATCH" in found:
         out.append(claim("**Config hash: present.** This torch's dump has a {q_guard} check.",
                          evidence=[guard_ev(anatomy, found["CONFIG_HASH_MATCH"])],
-                         q_guard=shorten(found["CONFIG_HASH_MATCH"].predicate, 60)).markdown())
+                         q_guard=found["CONFIG_HASH_MATCH"].predicate).markdown())
     else:
         out.append(claim("**Config hash: not in this torch's dump.**", evidence=[_header_ev(anatomy)]).markdown())
     flip = config_flip(ambient_run)
