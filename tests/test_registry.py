@@ -47,7 +47,7 @@ def test_a_new_chapter_is_one_registration_plus_its_files(tmp_path, built_site, 
     assert output_block(page, "python snippets/scratchpad/hello.py") == ["HELLO FROM LESSON SIX"]
     # the nav: numbered after the five lessons, as a page and as a notebook (titled by its heading)
     home = (out / "index.html").read_text()
-    chapter_links = re.findall(r'href="([^"]+)"[^>]*>\s*(?:<span[^>]*>)?\s*(?:6\.|Lesson 6:) A throwaway lesson', home)
+    chapter_links = re.findall(r'href="([^"]+)"[^>]*>\s*(?:<span[^>]*>)?\s*(?:6\.|Lesson 6:|Notebook 6:) A throwaway lesson', home)
     assert "scratchpad/" in chapter_links and "notebooks/scratchpad/" in chapter_links
     assert home.index('href="realcode/"') < home.index('href="scratchpad/"')
     # its notebook, generated from its snippets, and its downloads
