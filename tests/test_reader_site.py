@@ -120,8 +120,8 @@ def test_no_internal_link_is_broken(built_site):
     element with the anchor's id when it has one. (The 404 page is checked in a browser below.)"""
     broken = []
     for rel in pages(built_site):
-        if rel == "404.html":
-            continue
+        if rel == "404.html" or rel.startswith("tlparse/"):
+            continue  # (a tlparse report is that tool's own HTML: the links into it are checked, not its own)
         base = f"http://site/{rel}"
         for link in _parsed(built_site / rel).links:
             if link.startswith(("mailto:", "javascript:", "data:")) or "://" in link.split("#")[0][:12] and not link.startswith("http://site"):
