@@ -58,6 +58,33 @@ def test_no_module_level_state_is_rebound_except_the_build_context():
     assert found == [("context.py", ("_active",))]
 
 
+_MUTATORS = {"clear", "update", "append", "extend", "setdefault", "pop", "add", "remove", "discard", "insert"}
+
+
+def test_no_module_sets_or_mutates_another_modules_state():
+    """Build state travels in objects (Settings, RenderState, the active BuildContext), never as
+    another module's attributes: `render.X = ...` or `render.X.clear()` from outside is refused."""
+    found = []
+    for path in sorted(SRC.rglob("*.py")):
+        tree = ast.parse(path.read_text())
+        modules = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                modules |= {(a.asname or a.name).split(".")[0] for a in node.names if a.name.startswith("fieldguide")}
+            elif isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").startswith("fieldguide")):
+                modules |= {a.asname or a.name for a in node.names if a.name.islower()}
+        for node in ast.walk(tree):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AugAssign) else []
+            for t in targets:
+                if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id in modules:
+                    found.append(f"{path.name}:{node.lineno}: sets {t.value.id}.{t.attr}")
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _MUTATORS
+                    and isinstance(node.func.value, ast.Attribute) and isinstance(node.func.value.value, ast.Name)
+                    and node.func.value.value.id in modules and node.func.value.attr.isupper()):
+                found.append(f"{path.name}:{node.lineno}: mutates {node.func.value.value.id}.{node.func.value.attr}")
+    assert not found, "\n".join(found)
+
+
 def test_variables_override_options_and_bad_values_are_named(tmp_path):
     options = {"executor": "fresh", "workers": 3, "cache_dir": "c", "refresh": False}
     s = Settings.resolve(options, tmp_path, {})

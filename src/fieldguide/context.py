@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from .record import BuildRecord, SnippetResult
+    from .render import RenderState
     from .settings import Chapter, Settings
 
 
@@ -22,6 +23,7 @@ class BuildContext:
     settings: Settings
     record: BuildRecord
     base: BuildRecord | None = None  # an earlier build to compare with (FIELDGUIDE_BASE_RECORD)
+    render: RenderState | None = None  # the pages' rendering state: replay notices, anchors, places
 
     def result(self, path: str, **env: str) -> SnippetResult:
         return self.record.find(path, **env)

@@ -117,7 +117,6 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
         except SettingsError as exc:
             raise _fail(str(exc)) from None
         self.render_state = render.RenderState(settings.snippets_dir)
-        render.SNIPPETS_DIR = settings.snippets_dir  # read by page code that lists snippets
         if not settings.publish:
             # the release selector reads ../versions.json, which only a published tree has
             # (nox -s publish sets FIELDGUIDE_PUBLISH): a single build would request it in vain
@@ -192,12 +191,11 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
     # -- pages: every fence the collector found is rendered, any render error fails the build, and
     #    every claim's evidence is on its page ---------------------------------------------------
     def on_page_markdown(self, markdown, page, config, files):
-        self.render_state.start_page(page.file.src_uri)
+        state = self.render_state
+        state.start_page(page.file.src_uri, page.url)
         self.expected[page.file.src_uri] = len(find_fences(markdown))
-        render._ANCHORS.clear()
-        render.PAGE_URL = page.url
-        if render.REPLAY is not None:  # a copy rendered from a record: say what changed since
-            markdown = render.replay_page_markdown(markdown, f"{self.docs_label}/{page.file.src_uri}")
+        if state.replay is not None:  # a copy rendered from a record: say what changed since
+            markdown = render.replay_page_markdown(markdown, f"{self.docs_label}/{page.file.src_uri}", state.replay)
         self._page_markdown = markdown
         claims.begin_page()  # collect the claims this page's code renders
         # Search ranks a chapter's section above the other pages that mention the same name
@@ -216,7 +214,7 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
                 f"{where}: {expected} snippet fence(s) collected but {state.rendered} rendered; "
                 "write each fence as ```snippet path=\"...\"``` on a line of its own"
             )
-        if render.REPLAY is not None:  # a copy from a record: its notices say what cannot be checked
+        if state.replay is not None:  # a copy from a record: its notices say what cannot be checked
             claims.begin_page()  # (forget this page's claims)
             return html
         wrong = claims.end_page(getattr(self, "_page_markdown", ""), context.active().record)
@@ -242,17 +240,16 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
             raise _fail(str(exc)) from None
         except CollectError as exc:
             raise _fail(f"bad snippet fence(s):\n{exc}") from None
-        render.REPLAY = None
         if settings.replay:  # execution disabled: render from an earlier build's record
             build = self._replay(settings.replay, jobs)
         else:
             build = record.BuildRecord.new(current_toolchain().torch, self._execute(jobs))
-        config["extra"]["fieldguide_release"] = render.release_banner(build, live=not settings.replay)
+        config["extra"]["fieldguide_release"] = render.release_banner(
+            build, live=not settings.replay, replay=self.render_state.replay)
         for result in build.snippets:
             result.pages = [urls[p] for p in result.pages]
-        self.build = context.BuildContext(settings, build, self._base())
+        self.build = context.BuildContext(settings, build, self._base(), self.render_state)
         context.activate(self.build)
-        render.PLACES.clear()
         self._add_downloads(files, config, build.snippets)
         self._add_release_outputs(files, config, build)
         self._add_notebooks(files, config, docs)
@@ -343,7 +340,7 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
             found.pages, found.cached = list(job.pages), True
             results.append(found)
         old.snippets = results
-        render.REPLAY = state
+        self.render_state.replay = state
         return old
 
     def _add_downloads(self, files, config, results) -> None:
@@ -363,7 +360,8 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
         root = self.settings.root
         if not (root / "records" / "releases.toml").exists():
             return
-        for path, text in releases.output_files(releases.columns(root, build)).items():
+        columns = releases.columns(root, build, self.render_state.replay)
+        for path, text in releases.output_files(columns).items():
             files.append(File.generated(config, path, content=text))
 
     def on_env(self, env, config, files):
@@ -403,7 +401,7 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
         except tlparse.TlparseError as exc:
             raise PluginError(f"fieldguide: {exc}") from None
         # where each output is shown, for links from other releases' copies (nox -s publish)
-        places = json.dumps(dict(sorted(render.PLACES.items())), indent=1)
+        places = json.dumps(dict(sorted(self.render_state.places.items())), indent=1)
         (Path(config["site_dir"]) / "snippet-places.json").write_text(places + "\n", encoding="utf-8")
         settings = self.settings
         if settings.cache and settings.cache_max_mb > 0 and not settings.replay:

@@ -17,8 +17,14 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from typing import TYPE_CHECKING
+
 from .facts import facts_with_sources
 from .record import BuildRecord, SnippetResult
+
+if TYPE_CHECKING:
+    from .context import BuildContext
+    from .render import ReplayState
 
 
 @dataclass
@@ -65,15 +71,19 @@ def read_record(path: Path) -> BuildRecord:
     return _read(str(path), path.stat().st_mtime_ns)
 
 
-def columns(root: Path, live: BuildRecord) -> list[Column]:
-    """One column per listed release, oldest first; the live build stands in for its own release."""
+def of_build(build: BuildContext) -> list[Column]:
+    """The columns of the build in progress (page code: `releases.of_build(context.active())`)."""
+    return columns(build.settings.root, build.record, build.render.replay if build.render else None)
+
+
+def columns(root: Path, live: BuildRecord, replay: ReplayState | None = None) -> list[Column]:
+    """One column per listed release, oldest first; the live build stands in for its own release
+    (a copy rendered from a record, `replay`, has no live column: nox -s publish)."""
     _, listed = releases_list(root)
     today = {_key(s): s.digest for s in live.snippets}
     live_release = live.torch.split("+")[0]
-    from . import render  # a copy rendered from a record (nox -s publish) has no live column
-
-    if render.REPLAY is not None:
-        today, live_release = render.REPLAY.today, None
+    if replay is not None:
+        today, live_release = replay.today, None
     out = []
     for release in listed:
         if release == live_release:

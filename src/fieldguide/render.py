@@ -28,22 +28,6 @@ from .collect import read_source, source_digest
 from .fences import FenceError, SnippetFence, parse_options
 
 
-SNIPPETS_DIR: Path | None = None  # set by the plugin; read by page code (docs/gym) that lists snippets
-
-
-@dataclass
-class RenderState:
-    """What the formatter needs from the build, and what it reports back (one per build)."""
-
-    snippets_dir: Path
-    page: str = ""
-    rendered: int = 0
-    errors: list[str] = field(default_factory=list)
-
-    def start_page(self, page: str) -> None:
-        self.page, self.rendered, self.errors = page, 0, []
-
-
 # -- copies rendered from a release's record (FIELDGUIDE_REPLAY) --------------------------------
 @dataclass
 class ReplayState:
@@ -64,16 +48,32 @@ class ReplayState:
         return f"nox -s matrix -- {self.torch}"
 
 
-REPLAY: ReplayState | None = None  # set by the plugin on a build that renders from a record
+@dataclass
+class RenderState:
+    """Everything rendering keeps for one build (the plugin makes one per build and passes it on;
+    page code reaches it as `context.active().render`): what the formatter needs, and what it
+    reports back. No module-level state: two builds in one process never share any of it."""
+
+    snippets_dir: Path
+    replay: ReplayState | None = None  # set when the build renders from a record (FIELDGUIDE_REPLAY)
+    page: str = ""
+    page_url: str = ""  # the page being rendered
+    rendered: int = 0
+    errors: list[str] = field(default_factory=list)
+    anchors: dict[str, int] = field(default_factory=dict)  # ids given on the page being rendered
+    places: dict[str, str] = field(default_factory=dict)  # snippet key -> "page/#anchor" where its output is first shown
+
+    def start_page(self, page: str, url: str = "") -> None:
+        self.page, self.page_url, self.rendered, self.errors, self.anchors = page, url, 0, [], {}
 
 
-def release_banner(build: record.BuildRecord, *, live: bool) -> dict:
+def release_banner(build: record.BuildRecord, *, live: bool, replay: ReplayState | None = None) -> dict:
     """Which torch a copy of the site shows and when it was measured (the header banner's data)."""
     dates = sorted({s.measured_at[:10] for s in build.snippets if s.measured_at}) or [build.built_at[:10]]
     measured = dates[0] if len(dates) == 1 or live else f"{dates[0]} to {dates[-1]}"
     counts = {}
-    if REPLAY is not None:
-        for status in REPLAY.status.values():
+    if replay is not None:
+        for status in replay.status.values():
             counts[status] = counts.get(status, 0) + 1
     return {
         "torch": build.torch,
@@ -113,11 +113,10 @@ _EXEC_BLOCK = re.compile(r'^(?P<fence>`{3,})python (?P<opts>[^\n]*exec="on"[^\n]
 _H1 = re.compile(r"^# .*$", re.M)
 
 
-def replay_page_markdown(markdown: str, page: str) -> str:
+def replay_page_markdown(markdown: str, page: str, state: ReplayState | None) -> str:
     """A page of a replayed copy: a notice under its title listing its examples that changed (or
     were added) since the record was measured; page code that cannot be rendered from such an
     entry prints a notice in its place instead of failing the build (see guarded)."""
-    state = REPLAY
     notes = state.pages.get(page) if state else None
     if not state or not notes:
         return markdown
@@ -163,7 +162,11 @@ def guarded(code_b64: str, scope: dict) -> None:
     try:
         exec(compile(code, "<page code>", "exec"), scope)  # page code, as markdown-exec would run it
     except Exception as exc:  # noqa: BLE001 - reported on the page, see above
-        torch = REPLAY.torch if REPLAY else "this release"
+        from .context import active
+
+        state = active().render
+        replay = state.replay if state else None
+        torch = replay.torch if replay else "this release"
         scope["print"](f'!!! warning "Not rendered for torch {torch}"')
         scope["print"](f"    This part of the page rests on examples listed at the top of the page (changed, added or "
                        f"failed since torch {torch} was measured), and their recorded outputs do not carry what it reads "
@@ -227,9 +230,10 @@ def _render(options: dict[str, Any], md, state: RenderState) -> str:
     result = next((s for s in record.current().snippets if s.path == display and s.env == env), None)
     # a copy rendered from a release's record (nox -s publish): entries measured from another
     # version of the example are shown under a notice, missing ones as a notice
-    status = REPLAY.status.get((display, tuple(sorted(env.items())))) if REPLAY else None
+    replay = state.replay
+    status = replay.status.get((display, tuple(sorted(env.items())))) if replay else None
     if result is None and status == "missing" and fence.show != "none":
-        return _anchored(display, env, notice_html("missing", REPLAY.torch, REPLAY.command))
+        return _anchored(display, env, notice_html("missing", replay.torch, replay.command), state)
     if result is None and status == "missing":
         return ""
     if result is None:
@@ -244,15 +248,10 @@ def _render(options: dict[str, Any], md, state: RenderState) -> str:
         parts.append(code_html(md, source_lines(fence, state.snippets_dir), "python", title))
     if fence.show in ("both", "output"):
         if status:
-            parts.append(notice_html(status, REPLAY.torch, REPLAY.command))
+            parts.append(notice_html(status, replay.torch, replay.command))
         body = result.output.rstrip("\n") if result.output.strip() else "(this snippet printed nothing)"
         parts.append(code_html(md, body, "text", "$ " + command_line(result.path, result.env)))
-    return _anchored(display, env, "\n".join(parts))
-
-
-_ANCHORS: dict[str, int] = {}  # ids given on the page being rendered (reset per page by the plugin)
-PAGE_URL = ""  # the page being rendered (set by the plugin)
-PLACES: dict[str, str] = {}  # snippet key -> "page/#anchor" where the site shows its output first
+    return _anchored(display, env, "\n".join(parts), state)
 
 
 def place_key(display: str, env: dict[str, str]) -> str:
@@ -260,16 +259,16 @@ def place_key(display: str, env: dict[str, str]) -> str:
     return display.removeprefix("snippets/") + "".join(f".{k}={v}" for k, v in sorted(env.items()))
 
 
-def snippet_anchor(display: str, env: dict[str, str]) -> str:
+def snippet_anchor(display: str, env: dict[str, str], anchors: dict[str, int]) -> str:
     """A stable id for a snippet's block: the same on every release's copy of a page."""
     words = [display.removeprefix("snippets/").removesuffix(".py")] + [v for _, v in sorted(env.items())]
     base = "out-" + re.sub(r"[^a-z0-9]+", "-", " ".join(words).lower()).strip("-")
-    _ANCHORS[base] = _ANCHORS.get(base, 0) + 1
-    return base if _ANCHORS[base] == 1 else f"{base}-{_ANCHORS[base]}"
+    anchors[base] = anchors.get(base, 0) + 1
+    return base if anchors[base] == 1 else f"{base}-{anchors[base]}"
 
 
-def _anchored(display: str, env: dict[str, str], inner: str) -> str:
+def _anchored(display: str, env: dict[str, str], inner: str, state: RenderState) -> str:
     """The block wrapped in an element other releases' copies can link to (see assets/release-selector.js)."""
-    anchor = snippet_anchor(display, env)
-    PLACES.setdefault(place_key(display, env), f"{PAGE_URL}#{anchor}")
+    anchor = snippet_anchor(display, env, state.anchors)
+    state.places.setdefault(place_key(display, env), f"{state.page_url}#{anchor}")
     return f'<div class="fg-snippet" id="{anchor}" data-snippet="{html.escape(display)}">{inner}</div>'

@@ -42,17 +42,15 @@ _matrix_cache: dict[tuple, tuple] = {}
 
 def _matrix():
     """The release matrix for the build in progress: (columns, fact rows), computed once per build."""
-    from pathlib import Path
+    from .. import context, releases
 
-    from .. import record, releases, render
-
-    build = record.current()
+    build_context = context.active()
+    build = build_context.record
     key = (id(build), build.torch, build.built_at, len(build.snippets))
     if key not in _matrix_cache:
-        root = render.SNIPPETS_DIR.parent if render.SNIPPETS_DIR else Path(__file__).resolve().parents[3]
-        cols = releases.columns(root, build)
+        cols = releases.of_build(build_context)
         _matrix_cache.clear()
-        _matrix_cache[key] = (cols, releases.fact_rows(cols, root / "snippets"))
+        _matrix_cache[key] = (cols, releases.fact_rows(cols, build_context.settings.snippets_dir))
     return _matrix_cache[key]
 
 
