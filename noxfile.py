@@ -6,6 +6,7 @@
     nox -s docs -- --base OLD.json   also render "What changed" against an older record
     nox -s serve                     serve with live reload (re-executes only what changed)
     nox -s tests                     the test suite
+    nox -s lint                      ruff check and ruff format --check (config in pyproject.toml)
     nox -s bench                     build-speed benchmark
     nox -s diff -- OLD NEW           compare two record.json files
     nox -s upgrade -- 2.14.1         build against another torch and diff it against the default
@@ -153,6 +154,15 @@ def tests(session: nox.Session) -> None:
     """The test suite, against the default torch: nox -s tests [-- PYTEST ARGS]"""
     python = torch_python(session, DEFAULT_TORCH)
     session.run(python, "-m", "pytest", *session.posargs, env=QUIET_ENV, external=True)
+
+
+@nox.session(venv_backend="venv")
+def lint(session: nox.Session) -> None:
+    """ruff check and ruff format --check over the code, the tests and the snippets: nox -s lint [-- --fix]"""
+    session.install("--disable-pip-version-check", "-q", "ruff==0.17.6")
+    fix = "--fix" in session.posargs
+    session.run("ruff", "check", *(["--fix"] if fix else []), ".")
+    session.run("ruff", "format", *([] if fix else ["--check"]), ".")
 
 
 @nox.session
