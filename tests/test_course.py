@@ -286,6 +286,26 @@ def test_sanitize_turns_off_host_links_into_text():
     assert tlparse.sanitize('<a href="raw.log">raw</a>') == '<a href="raw.log">raw</a>'
 
 
+def test_report_pages_keep_only_links_that_lead_somewhere(tmp_path):
+    """tlparse 0.4 writes a subpage's links as if from the report's root, and links files it never wrote."""
+    report = tmp_path / "report"
+    (report / "-_0_0_0").mkdir(parents=True)
+    (report / "-_0_0_0" / "graph_1.txt").write_text("graph")
+    sub = report / "-_0_0_0" / "metrics.html"
+    html = '<a href="-_0_0_0/graph_1.txt">graph</a> <a href="graph_1.txt#l2">here</a> <a href="missing.json">gone</a> <a href="..">up</a>'
+    assert tlparse.repair_links(html, sub, report) == (
+        '<a href="graph_1.txt">graph</a> <a href="graph_1.txt#l2">here</a> gone <a href="..">up</a>'
+    )
+
+
+def test_report_pages_get_what_every_page_of_the_site_has():
+    page = tlparse.accessible("<html>\n<head>\n</head>\n<body>\n<p>x</p>\n</body>\n</html>", "tlparse report of a.py")
+    assert '<html lang="en">' in page and "<title>tlparse report of a.py</title>" in page
+    assert "<main>\n<h1>tlparse report of a.py</h1>\n\n<p>x</p>\n</main>\n</body>" in page
+    titled = tlparse.accessible("<html lang='fr'><head><title>Metrics</title></head><body><h1>M</h1></body></html>", "x")
+    assert "lang='fr'" in titled and "<title>Metrics</title>" in titled and titled.count("<h1") == 1
+
+
 def test_tlparse_report_opens_offline_in_a_browser(browser, built_site):
     outside, errors = [], []
     with serve(built_site) as base:

@@ -51,12 +51,16 @@ def test_axe_finds_no_serious_or_moderate_violation_on_any_page(browser, built_s
     with serve(built_site) as base:
         context = browser.new_context(color_scheme=scheme)
         page = context.new_page()
-        # the guide's own pages (a tlparse report is that tool's HTML, published beside them)
-        for path in [p for p in pages(built_site) if p.endswith("index.html") and not p.startswith("tlparse/")] + ["404.html"]:
+        # every page, the published tlparse report's included (tlparse.publishable holds it to these rules)
+        tlparse_pages = [p for p in pages(built_site) if p.startswith("tlparse/") and p.endswith(".html")]
+        assert tlparse_pages, "the site has no tlparse report to check"
+        guide = [p for p in pages(built_site) if p.endswith("index.html") and not p.startswith("tlparse/")]
+        for path in guide + ["404.html"] + tlparse_pages:
             page.goto(f"{base}/{path}")
             page.wait_for_load_state("networkidle")
             want = "slate" if scheme == "dark" else "default"  # the system's preference is followed
-            assert page.evaluate("document.body.getAttribute('data-md-color-scheme')") == want, path
+            if not path.startswith("tlparse/"):  # (the report has one scheme of its own)
+                assert page.evaluate("document.body.getAttribute('data-md-color-scheme')") == want, path
             violations = axe_violations(page)
             if violations:
                 found[path] = violations
@@ -125,8 +129,8 @@ def test_no_internal_link_is_broken(built_site):
     element with the anchor's id when it has one. (The 404 page is checked in a browser below.)"""
     broken = []
     for rel in pages(built_site):
-        if rel == "404.html" or rel.startswith("tlparse/"):
-            continue  # (a tlparse report is that tool's own HTML: the links into it are checked, not its own)
+        if rel == "404.html":
+            continue
         base = f"http://site/{rel}"
         for link in _parsed(built_site / rel).links:
             if link.startswith(("mailto:", "javascript:", "data:")) or "://" in link.split("#")[0][:12] and not link.startswith("http://site"):
