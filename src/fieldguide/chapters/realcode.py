@@ -1,20 +1,36 @@
 """Render code for lesson 5, "Recompiles in real code" (docs/realcode.md).
 
-Each case compares a failing pattern with its fix, both measured; every number, reason and
-verdict below is read from the two runs.
+Each case compares a failing pattern with its fix, both measured. Measure → fact → sentence, as in
+guards.py: each `@fact` reads the recorded runs and returns what it measured with the output lines
+it rests on; the render functions turn facts into claims that carry that evidence.
 """
 
 from __future__ import annotations
 
 import re
 
+from .. import tlparse
+from ..claims import Derived, Measured, claim, fact, line_of, markers_for, run
 from ..parse.recompiles import parse_recompiles
 from ..record import SnippetResult
 from ..report import relative_link
-from .. import tlparse
-from .common import STEP_RE, code, plural, shorten, steps, table
+from .common import STEP_RE, across, code, plural, shorten, steps, table  # noqa: F401  (across: for the page)
+
+LR_FLOAT = run("realcode/lr_float.py", "recompiles")
+LR_TENSOR = run("realcode/lr_tensor.py", "recompiles")
+TRAIN_EVAL = run("realcode/train_eval.py", "recompiles")
+TRAIN_EVAL_WARM = run("realcode/train_eval_warm.py", "recompiles")
+LAYER_IDX = run("realcode/layer_idx.py", "recompiles")
+LAYER_BUFFER = run("realcode/layer_idx_buffer.py", "recompiles")
+GUARD_OVERHEAD = run("realcode/guard_overhead.py", "guards")
+STANCE_TEST = run("realcode/stance_test.py")
+TRACE = run("realcode/trace.py", TORCH_TRACE="trace")
 
 _LIMIT = re.compile(r"hit config\.(\w+) \((\d+)\)")
+
+
+def _word(n: int, word: str, many: str | None = None) -> Derived:
+    return Derived(word if n == 1 else (many or word + "s"))
 
 
 def limit_hit(result: SnippetResult) -> tuple[str, int] | None:
@@ -24,8 +40,8 @@ def limit_hit(result: SnippetResult) -> tuple[str, int] | None:
 
 
 def first_reasons(result: SnippetResult) -> list[str]:
-    """The newest entry's failed guard of each recompile, in order."""
-    return [r.failures[0].reason for r in parse_recompiles(result.output) if r.failures]
+    """The newest entry's failed guard of each recompile, in order (without a trailing "(HINT: ...)")."""
+    return [re.sub(r"\s+\(HINT:.*$", "", r.failures[0].reason).strip() for r in parse_recompiles(result.output) if r.failures]
 
 
 def _final(result: SnippetResult) -> int:
@@ -33,43 +49,112 @@ def _final(result: SnippetResult) -> int:
     return s[-1][1] if s else 0
 
 
-def _limit_sentence(result: SnippetResult) -> str:
+def _last_ev(result: SnippetResult):
+    s = steps(result.stdout)
+    return line_of(result, s[-1][0] + " ")
+
+
+def _reason_ev(result: SnippetResult, reason: str):
+    return line_of(result, reason[:80])
+
+
+def _limit_fact(result: SnippetResult) -> Measured:
     hit = limit_hit(result)
     if not hit:
+        return Measured("not hit", (_last_ev(result),))
+    return Measured(f"{hit[0]} ({hit[1]})", (line_of(result, f"hit config.{hit[0]}"),))
+
+
+def _limit_claim(result: SnippetResult, what: str) -> str:
+    limit = _limit_fact(result)
+    if limit.value == "not hit":
         return ""
-    return (f" It hit `{hit[0]}` ({hit[1]}): torch stopped compiling that function and ran the remaining calls "
-            "without a compiled entry, which is the warning shown in the output.")
+    name, value = limit_hit(result)
+    graphs = steps(result.stdout)
+    stopped = len({n for _, n in graphs[-2:]}) == 1
+    last_hit = len(first_reasons(result)) == graphs[-1][1]  # one recompile logged more than the graphs compiled after the first
+    return claim(
+        ("The last of them hit {q_name} ({n}) instead of compiling" if last_hit else "It hit {q_name} ({n})")
+        + " (the warning in the output)"
+        + (", and `unique_graphs` stayed at {final} for the remaining " + what + ": they ran without compiling."
+           if stopped else "."),
+        q_name=name, n=value, final=graphs[-1][1] if stopped else None,
+        evidence=list(limit.evidence) + ([_last_ev(result)] if stopped else [])).markdown()
+
+
+def _until_limit(result: SnippetResult, what: str) -> str:
+    """Each new value logged a recompile until the limit."""
+    k = len(first_reasons(result))
+    return claim("In all, {k} recompiles were logged, one per new " + what + " until the limit.", k=Derived(k),
+                 evidence=[line_of(result, "Recompiling function "), _last_ev(result)]).markdown()
+
+
+def _two(a: str, b: str):
+    return lambda v: f"{a} {v[0]}, {b} {v[1]}"
 
 
 # -- learning-rate schedules --------------------------------------------------------------------
+@fact("realcode: graphs over 10 epochs (lr as a float, lr in a tensor)", LR_FLOAT, LR_TENSOR, show=_two("float", "tensor"))
+def lr_graphs(floats: SnippetResult, tensors: SnippetResult) -> Measured:
+    return Measured((_final(floats), _final(tensors)), (_last_ev(floats), _last_ev(tensors)))
+
+
+@fact("realcode: lr as a float, the first recompile's reason", LR_FLOAT, show=lambda v: shorten(v, 60))
+def lr_reason(floats: SnippetResult) -> Measured:
+    reason = first_reasons(floats)[0]
+    return Measured(reason, (_reason_ev(floats, reason),))
+
+
+@fact("realcode: lr as a float, recompile limit", LR_FLOAT)
+def lr_limit(floats: SnippetResult) -> Measured:
+    return _limit_fact(floats)
+
+
 def lr_table(floats: SnippetResult, tensors: SnippetResult) -> str:
     a, b = steps(floats.stdout), steps(tensors.stdout)
-    rows = [[la, str(ga), str(gb)] for (la, ga), (_, gb) in zip(a, b)]
+    rows = [[la, str(ga) + markers_for([line_of(floats, la + " ")]), str(gb) + markers_for([line_of(tensors, la + " ")])]
+            for (la, ga), (_, gb) in zip(a, b)]
     return table(["epoch", "unique_graphs, lr as a float", "unique_graphs, lr in a tensor"], rows, "-rr")
 
 
+def lr_claim(floats: SnippetResult, tensors: SnippetResult) -> str:
+    """The last epoch's counts of both versions, as a claim resting on the lines they printed."""
+    g = lr_graphs(floats, tensors)
+    return claim("After the last epoch, `unique_graphs` was {f} with the float and {t} with the tensor.",
+                 f=g.value[0], t=g.value[1], evidence=list(g.evidence)).markdown()
+
+
 def lr_summary(floats: SnippetResult, tensors: SnippetResult) -> str:
-    n = len(steps(floats.stdout))
-    f_graphs, t_graphs = _final(floats), _final(tensors)
+    epochs = steps(floats.stdout)
+    n = len(epochs)
+    g = lr_graphs(floats, tensors)
+    f_graphs, t_graphs = g.value
     reasons = first_reasons(floats)
-    text = [f"Over {plural(n, 'epoch')}, the float version compiled {plural(f_graphs, 'graph')}"]
-    if reasons:
-        text[0] += f"; the first recompile failed on {code(shorten(reasons[0], 80))}, the learning rate baked in as a constant"
-    text[0] += "."
-    if f_graphs < n and f_graphs > 1 and not limit_hit(floats):
-        text.append(
-            f"It then stopped recompiling: after {plural(f_graphs - 1, 'recompile')}, this torch treated the float as a "
-            "symbol (the same automatic dynamism as for sizes), so later values reused that entry."
-        )
+    reason = lr_reason(floats) if reasons else None
+    text = [claim(
+        "Over {n} epochs, the float version compiled {f} {g}"
+        + ("; the first recompile failed on {q_reason}: the learning rate was guarded as a constant" if reason else "") + ".",
+        n=Derived(n), f=f_graphs, g=_word(f_graphs, "graph"),
+        q_reason=Derived(reason.value, shorten(reason.value, 80)) if reason else None,
+        evidence=[g.evidence[0]] + (list(reason.evidence) if reason else [])).markdown()]
+    hit = limit_hit(floats)
+    if 1 < f_graphs < n and not hit:
+        settled = next(label for label, graphs in epochs if graphs == f_graphs)
+        text.append(claim(
+            "Then it stopped recompiling: `unique_graphs` stayed at {f} from {q_epoch} on, so every later value reused "
+            "the entry compiled there, whose guards no longer pinned the float's value (this torch made it a symbol, the "
+            "automatic dynamism [lesson 4](../dynamic/#scalars) shows for scalars).", f=f_graphs,
+            q_epoch=settled, evidence=[line_of(floats, settled + " "), g.evidence[0]]).markdown())
     elif f_graphs >= n:
-        text.append("Every new value was a new entry: this torch keeps specializing on the float.")
-    elif limit_hit(floats):
-        text.append(f"Each new value recompiled ({plural(len(reasons), 'recompile')} logged) until the limit.")
-    text.append(_limit_sentence(floats).strip())
-    text.append(
-        f"The tensor version compiled {plural(t_graphs, 'graph')} for the same {plural(n, 'learning rate')}: "
-        "a value inside a tensor is data, and no guard reads it."
-    )
+        text.append(claim("Every new value was a new entry: this torch kept specializing on the float.",
+                          evidence=[g.evidence[0]]).markdown())
+    elif hit:
+        text.append(_until_limit(floats, "value"))
+        text.append(_limit_claim(floats, "epochs"))
+    text.append(claim(
+        "The tensor version compiled {t} {g} for the same {n} learning rates"
+        + (": a value inside a tensor is data, and no guard reads it." if t_graphs == 1 else " on this torch."),
+        t=t_graphs, g=_word(t_graphs, "graph"), n=Derived(n), evidence=[g.evidence[1]]).markdown())
     return " ".join(t for t in text if t)
 
 
@@ -87,11 +172,37 @@ def phase_steps(result: SnippetResult) -> list[dict]:
     return out
 
 
+def _phase_ev(result: SnippetResult, label: str):
+    return line_of(result, label + ":")
+
+
+@fact("realcode: graphs after 3 epochs of train/validate (as written, both modes warmed up)", TRAIN_EVAL, TRAIN_EVAL_WARM,
+      show=_two("as written", "warmed up"))
+def train_eval_graphs(loop: SnippetResult, warm: SnippetResult) -> Measured:
+    a, b = phase_steps(loop), phase_steps(warm)
+    return Measured((a[-1]["graphs"], b[-1]["graphs"]), (_phase_ev(loop, a[-1]["label"]), _phase_ev(warm, b[-1]["label"])))
+
+
+@fact("realcode: train/validate, the recompile's reason", TRAIN_EVAL, show=lambda v: shorten(v, 60) or "none logged")
+def train_eval_reason(loop: SnippetResult) -> Measured:
+    first = next((s for s in phase_steps(loop) if s["reasons"]), None)
+    if first is None:
+        return Measured("", (_phase_ev(loop, phase_steps(loop)[-1]["label"]),))
+    return Measured(first["reasons"][0], (_reason_ev(loop, first["reasons"][0]), _phase_ev(loop, first["label"])))
+
+
+@fact("realcode: train/validate warmed up, graphs compiled inside the loop", TRAIN_EVAL_WARM)
+def warm_loop_compiles(warm: SnippetResult) -> Measured:
+    b = phase_steps(warm)
+    return Measured(b[-1]["graphs"] - b[0]["graphs"], (_phase_ev(warm, b[0]["label"]), _phase_ev(warm, b[-1]["label"])))
+
+
 def train_eval_table(loop: SnippetResult, warm: SnippetResult) -> str:
     rows = []
     for name, res in (("validate every epoch", loop), ("both modes warmed up first", warm)):
         for s in phase_steps(res):
-            rows.append([name, s["label"], str(s["graphs"]), "<br>".join(code(shorten(r, 70)) for r in s["reasons"]) or "—"])
+            rows.append([name, s["label"], str(s["graphs"]) + markers_for([_phase_ev(res, s["label"])]),
+                         "<br>".join(code(shorten(r, 70)) for r in s["reasons"]) or "—"])
     return table(["loop", "after", "unique_graphs", "recompile reason logged"], rows, "--r-")
 
 
@@ -99,49 +210,106 @@ def train_eval_summary(loop: SnippetResult, warm: SnippetResult) -> str:
     a, b = phase_steps(loop), phase_steps(warm)
     if not a or not b:
         return "The runs printed no phases on this torch; see their output."
-    during_a = [s for s in a[1:] if s["graphs"] > a[0]["graphs"]]
-    first_growth = next((s for s in a if s["reasons"]), None)
-    text = [f"The loop ended with {plural(a[-1]['graphs'], 'graph')}"]
-    if first_growth:
-        text[0] += (f"; the compile for validation happened at {code(first_growth['label'])}, in the middle of training, "
-                    f"logged as {code(shorten(first_growth['reasons'][0], 80))}")
-    text[0] += "."
-    if during_a and a[-1]["graphs"] == during_a[0]["graphs"]:
-        text.append("After that, toggling back and forth reused the two entries: one per mode, not one per toggle.")
-    warm_start = b[0]["graphs"]
-    grew = any(s["graphs"] > warm_start for s in b[1:])
-    text.append(
-        f"With both modes compiled before the loop ({plural(warm_start, 'graph')} at warm-up), "
-        + ("the loop itself compiled nothing." if not grew else "the loop still compiled on this torch; see the table.")
-    )
+    graphs = train_eval_graphs(loop, warm)
+    reason = train_eval_reason(loop)
+    first = next((s for s in a if s["reasons"]), None)
+    text = [claim(
+        "The loop ended with {n} {g}"
+        + ("; the second compiled at {q_when}, in the middle of training, and the log names the first guard it failed: "
+           "{q_reason}" if first else "") + ".",
+        n=graphs.value[0], g=_word(graphs.value[0], "graph"), q_when=first["label"] if first else None,
+        q_reason=Derived(reason.value, shorten(reason.value, 80)) if first else None,
+        evidence=[graphs.evidence[0]] + (list(reason.evidence) if first else [])).markdown()]
+    if first and "grad_mode" in reason.value:
+        text.append(claim("It names grad mode: `torch.no_grad()` around validation is enough to need a second entry, "
+                          "whatever `eval()` does to the modules.", evidence=list(reason.evidence)).markdown())
+    elif first and "global_state" in reason.value.lower():
+        text.append(claim("That guard checks torch's global state, grad mode included, which `torch.no_grad()` around "
+                          "validation changes: that alone needs a second entry, whatever `eval()` does to the modules.",
+                          evidence=list(reason.evidence)).markdown())
+    grew = [s for s in a if s["graphs"] > a[0]["graphs"]]
+    if grew and a[-1]["graphs"] == grew[0]["graphs"] and len(grew) > 1:
+        text.append(claim("After that, toggling back and forth reused the two entries: one per mode, not one per toggle.",
+                          evidence=[_phase_ev(loop, grew[0]["label"]), graphs.evidence[0]]).markdown())
+    inside = warm_loop_compiles(warm)
+    text.append(claim(
+        "With both modes compiled before the loop ({w} {g} at warm-up), "
+        + ("the loop itself compiled nothing." if inside.value == 0 else "the loop still compiled on this torch; see the table."),
+        w=b[0]["graphs"], g=_word(b[0]["graphs"], "graph"), evidence=list(inside.evidence)).markdown())
     return " ".join(text)
 
 
 # -- per-layer attributes and regional compilation ----------------------------------------------
+@fact("realcode: graphs for 12 blocks (layer_idx read in forward, a buffer)", LAYER_IDX, LAYER_BUFFER,
+      show=_two("layer_idx", "buffer"))
+def layer_graphs(fail: SnippetResult, fix: SnippetResult) -> Measured:
+    return Measured((_final(fail), _final(fix)), (_last_ev(fail), _last_ev(fix)))
+
+
+@fact("realcode: layer_idx, the first recompile's reason", LAYER_IDX, show=lambda v: shorten(v, 60) or "none logged")
+def layer_reason(fail: SnippetResult) -> Measured:
+    reasons = first_reasons(fail)
+    if not reasons:
+        return Measured("", (_last_ev(fail),))
+    return Measured(reasons[0], (_reason_ev(fail, reasons[0]),))
+
+
+@fact("realcode: layer_idx, recompile limit", LAYER_IDX)
+def layer_limit(fail: SnippetResult) -> Measured:
+    return _limit_fact(fail)
+
+
 def layer_table(fail: SnippetResult, fix: SnippetResult) -> str:
     a, b = steps(fail.stdout), steps(fix.stdout)
-    rows = [[la, str(ga), str(gb)] for (la, ga), (_, gb) in zip(a, b)]
+    rows = [[la, str(ga) + markers_for([line_of(fail, la + " ")]), str(gb) + markers_for([line_of(fix, la + " ")])]
+            for (la, ga), (_, gb) in zip(a, b)]
     return table(["block", "unique_graphs, layer_idx read in forward", "unique_graphs, a buffer"], rows, "-rr")
 
 
 def layer_summary(fail: SnippetResult, fix: SnippetResult) -> str:
-    blocks = len(steps(fail.stdout))
+    blocks = steps(fail.stdout)
+    n = len(blocks)
+    g = layer_graphs(fail, fix)
+    f_graphs, b_graphs = g.value
     reasons = first_reasons(fail)
-    text = [f"Compiled block by block, the {plural(blocks, 'block')} that read `layer_idx` made {plural(_final(fail), 'graph')}"]
-    if reasons:
-        text[0] += f"; the first recompile failed on {code(shorten(reasons[0], 70))}"
-    text[0] += "."
-    if len(reasons) >= 2 and _final(fail) >= min(blocks, 3):
-        text.append(f"Every new block recompiled ({plural(len(reasons), 'recompile')} logged), each for its own index.")
-    elif len(reasons) == 1 and _final(fail) < blocks:
-        text.append("After that one recompile, this torch made the integer symbolic, and the later blocks reused "
-                    "that entry.")
-    text.append(_limit_sentence(fail).strip())
-    text.append(
-        f"With the per-layer number in a buffer, the same {plural(blocks, 'block')} made {plural(_final(fix), 'graph')}: "
-        "the buffer is a tensor input, so every block passes the same guards."
-    )
+    reason = layer_reason(fail)
+    text = [claim(
+        "Compiled block by block, the {n} blocks that read `layer_idx` made {f} {g}"
+        + ("; the first recompile failed on {q_reason}" if reason.value else "") + ".",
+        n=Derived(n), f=f_graphs, g=_word(f_graphs, "graph"),
+        q_reason=Derived(reason.value, shorten(reason.value, 70)) if reason.value else None,
+        evidence=[g.evidence[0]] + (list(reason.evidence) if reason.value else [])).markdown()]
+    if len(reasons) >= 2 and f_graphs >= min(n, 3):
+        text.append(claim("The next failed on {q_b}: each block's index is guarded by value, so every new block needs "
+                          "an entry of its own.", q_b=Derived(reasons[1], shorten(reasons[1], 70)),
+                          evidence=[_reason_ev(fail, reasons[1])]).markdown())
+        text.append(_until_limit(fail, "block") if limit_hit(fail) else "")
+        text.append(_limit_claim(fail, "blocks"))
+    elif len(reasons) == 1 and f_graphs < n:
+        text.append(claim(
+            "After that one recompile, the later blocks reused the second entry, whatever their index: its guards no "
+            "longer pinned the integer's value (this torch made it a symbol).",
+            evidence=[line_of(fail, blocks[1][0] + " "), g.evidence[0]]).markdown())
+    elif not reasons and f_graphs == n:
+        text.append(claim(
+            "No recompile was logged, yet every block added a graph: on this torch, each compiled block got an entry "
+            "of its own, whatever it reads.", evidence=[line_of(fail, blocks[1][0] + " "), g.evidence[0]]).markdown())
+    if b_graphs == 1:
+        tail = ": the buffer is a tensor input, so every block passes the same guards."
+    elif b_graphs >= n:
+        tail = ": on this torch the buffer did not help, and each block still compiled a graph of its own."
+    else:
+        tail = "."
+    text.append(claim("With the per-layer number in a buffer, the same {n} blocks made {b} {g}" + tail,
+                      n=Derived(n), b=b_graphs, g=_word(b_graphs, "graph"), evidence=[g.evidence[1]]).markdown())
     return " ".join(t for t in text if t)
+
+
+def layer_warning(fail: SnippetResult) -> str:
+    lines = [ln for ln in fail.output.splitlines() if "hit config." in ln or "last reason" in ln]
+    if not lines:
+        return ""
+    return ("The warning from the run of `layer_idx.py`, as torch printed it:\n\n```text\n" + "\n".join(lines) + "\n```\n")
 
 
 # -- guard overhead -----------------------------------------------------------------------------
@@ -159,32 +327,63 @@ def guard_overhead(result: SnippetResult) -> dict:
     }
 
 
+@fact("realcode: guard_filter_fn with skip_guard_on_all_nn_modules_unsafe", GUARD_OVERHEAD,
+      show=lambda v: v if isinstance(v, str) else f"{v[0]} guards offered, {v[1]} kept")
+def guard_filter(result: SnippetResult) -> Measured:
+    g = guard_overhead(result)
+    if not g["available"]:
+        return Measured("absent", (line_of(result, "does not exist in this torch"),))
+    if g["offered"] is None:
+        raise LookupError("the filter printed nothing")
+    return Measured((g["offered"], g["kept"]), (line_of(result, "guard_filter_fn: "),))
+
+
+@fact("realcode: the guards log's Guard eval latency line", GUARD_OVERHEAD)
+def latency_line(result: SnippetResult) -> Measured:
+    lines = [ln for ln in result.output.splitlines() if "Guard eval latency" in ln]
+    if not lines:
+        return Measured("absent", (line_of(result, "compiled, every guard: "),))
+    return Measured("present", tuple(line_of(result, ln.strip()) for ln in lines[:1]))
+
+
 def guard_overhead_table(result: SnippetResult) -> str:
     g = guard_overhead(result)
-    rows = [[label, f"{us:.1f}"] for label, us in g["times"].items()]
+    rows = [[label, f"{us:.1f}" + markers_for([line_of(result, f"{label}: ")])] for label, us in g["times"].items()]
     return table(["model", "median µs per call (this build's machine)"], rows, "-r")
 
 
 def guard_overhead_summary(result: SnippetResult) -> str:
     g = guard_overhead(result)
     text = []
-    if g["latencies"]:
-        lat = ", then ".join(f"{v} {u}" for v, u in g["latencies"])
-        text.append(
-            f"`TORCH_LOGS=guards` ends each dump with a *Guard eval latency* line: the time this torch measured to "
-            f"evaluate that entry's guards once, right after building them. Here: {lat}."
-        )
+    lat = latency_line(result)
+    lat_lines = [ln.strip() for ln in result.output.splitlines() if "Guard eval latency" in ln]
+    if lat.value == "present":
+        text.append(claim(
+            "`TORCH_LOGS=guards` ends each dump with a *Guard eval latency* line: the time this torch measured to "
+            "evaluate that entry's guards once, right after building them. Here: {lat}.",
+            lat=Derived(g["latencies"], ", then ".join(f"{v} {u}" for v, u in g["latencies"])),
+            evidence=[line_of(result, ln) for ln in lat_lines]).markdown())
+        compiled = g["times"].get("compiled, every guard")
+        first_v, first_u = g["latencies"][0] if g["latencies"] else (None, None)
+        if compiled is not None and first_u == "us" and float(first_v) > compiled:
+            text.append(claim(
+                "That one evaluation took longer than a whole call of the compiled model ({t} µs, the median in the "
+                "table): it is a single cold measurement, so read it as a sign of how many guards there are, not as "
+                "what each call pays.", t=f"{compiled:.1f}",
+                evidence=[line_of(result, lat_lines[0]), line_of(result, "compiled, every guard: ")]).markdown())
     else:
-        text.append("This torch's guard dump has no *Guard eval latency* line.")
-    if not g["available"]:
-        text.append("`guard_filter_fn` and the `skip_guard_on_*_unsafe` helpers do not exist in this torch, so the "
-                    "filtered model was not compiled.")
-    elif g["offered"] is not None:
-        text.append(
-            f"The filter was offered {plural(g['offered'], 'guard')} and kept {g['kept']}: the rest were checks on "
-            "module attributes, which the compiled model no longer re-checks on each call. That is the unsafe part: "
-            "change such an attribute after compiling, and the compiled code will not notice."
-        )
+        text.append(claim("This torch's guard dump has no *Guard eval latency* line.", evidence=list(lat.evidence)).markdown())
+    filt = guard_filter(result)
+    if filt.value == "absent":
+        text.append(claim("`guard_filter_fn` and the `skip_guard_on_*_unsafe` helpers do not exist in this torch, so the "
+                          "filtered model was not compiled.", evidence=list(filt.evidence)).markdown())
+    else:
+        offered, kept = filt.value
+        text.append(claim(
+            "The filter was offered {offered} guards and kept {kept}: the helper dropped every guard whose source is inside "
+            "a module (parameters, attributes), and the compiled model no longer re-checks those on each call. That is the "
+            "unsafe part: change such an attribute after compiling, and the compiled code will not notice.",
+            offered=offered, kept=kept, evidence=list(filt.evidence)).markdown())
     return " ".join(text)
 
 
@@ -197,6 +396,8 @@ def log_block(result: SnippetResult, channel: str) -> str:
 
 
 def set_logs_summary(result: SnippetResult) -> str:
+    """The set_logs case: its channels are not in the run's displayed output (set_logs is called from code), so
+    these sentences cannot carry evidence markers; they are read from the blocks printed just above them."""
     plain = parse_recompiles(result.log("recompiles"))
     verbose = result.log("recompiles_verbose")
     entries = len(re.findall(r"^\s*guard \d+ failures:", verbose, re.M))
@@ -216,46 +417,62 @@ def stance_results(result: SnippetResult) -> dict[str, str]:
     return {m.group(1): m.group(2) for m in re.finditer(r"^(test_\w+): (PASSED|FAILED.*)$", result.stdout, re.M)}
 
 
-def stance_summary(result: SnippetResult) -> str:
+def _outcome(text: str) -> str:
+    m = re.match(r"FAILED, (\w+)", text)
+    return f"FAILED ({m.group(1)})" if m else text.split(",")[0]
+
+
+@fact("realcode: a fail_on_recompile test (fixed batch size, batch marked dynamic)", STANCE_TEST,
+      show=lambda v: v if isinstance(v, str) else f"{v[0]}, {v[1]}")
+def stance_test(result: SnippetResult) -> Measured:
     if "does not exist in this torch" in result.stdout:
-        return "`torch.compiler.set_stance` does not exist in this torch: this kind of test needs a newer release."
+        return Measured("set_stance absent", (line_of(result, "does not exist in this torch"),))
+    r = stance_results(result)
+    return Measured((_outcome(r["test_fixed_batch_size"]), _outcome(r["test_batch_marked_dynamic"])),
+                    (line_of(result, "test_fixed_batch_size: "), line_of(result, "test_batch_marked_dynamic: ")))
+
+
+def stance_summary(result: SnippetResult) -> str:
+    verdict = stance_test(result)
+    if verdict.value == "set_stance absent":
+        return claim("`torch.compiler.set_stance` does not exist in this torch: this kind of test needs a newer release.",
+                     evidence=list(verdict.evidence)).markdown()
     r = stance_results(result)
     fixed, marked = r.get("test_fixed_batch_size", ""), r.get("test_batch_marked_dynamic", "")
     text = []
     if fixed.startswith("FAILED"):
-        text.append(f"`test_fixed_batch_size` failed, as a test should when its code recompiles: {code(shorten(fixed[len('FAILED, '):], 110))}.")
+        text.append(claim("`test_fixed_batch_size` failed, as a test should when its code recompiles: {q_msg}.",
+                          q_msg=Derived(fixed, shorten(fixed[len("FAILED, "):], 110)), evidence=[verdict.evidence[0]]).markdown())
     elif fixed:
-        text.append("`test_fixed_batch_size` passed on this torch: the short batch did not recompile.")
+        text.append(claim("`test_fixed_batch_size` passed on this torch: the short batch did not recompile.",
+                          evidence=[verdict.evidence[0]]).markdown())
     if marked == "PASSED":
-        text.append("`test_batch_marked_dynamic`, with the batch dimension marked dynamic before the warm-up, passed.")
+        text.append(claim("`test_batch_marked_dynamic`, with the batch dimension marked dynamic before the warm-up, passed.",
+                          evidence=[verdict.evidence[1]]).markdown())
     elif marked:
-        text.append(f"`test_batch_marked_dynamic` did not pass on this torch: {code(shorten(marked, 110))}.")
+        text.append(claim("`test_batch_marked_dynamic` did not pass on this torch: {q_msg}.",
+                          q_msg=Derived(marked, shorten(marked, 110)), evidence=[verdict.evidence[1]]).markdown())
     return " ".join(text)
 
 
-def trace_summary(result: SnippetResult, page_url: str) -> str:
+@fact("realcode: files written under TORCH_TRACE", TRACE)
+def trace_files(result: SnippetResult) -> Measured:
     m = re.search(r"^trace files written: (\d+)", result.stdout, re.M)
-    written = int(m.group(1)) if m else 0
-    if not any(n.startswith("trace/") for n in result.artifacts):
-        return (f"This torch wrote {plural(written, 'trace file')} under `TORCH_TRACE`, so there is no tlparse report "
-                "for this build.")
+    if not m:
+        raise LookupError("the run printed no count")
+    return Measured(int(m.group(1)), (line_of(result, "trace files written: "),))
+
+
+def trace_summary(result: SnippetResult, page_url: str) -> str:
+    written = trace_files(result)
+    n = written.value
+    if not any(name.startswith("trace/") for name in result.artifacts):
+        return claim("This torch wrote {n} {f} under `TORCH_TRACE`, so there is no tlparse report for this build.",
+                     n=n, f=_word(n, "trace file"), evidence=list(written.evidence)).markdown()
     link = relative_link(page_url, tlparse.report_path(result) + "index.html")
     raw = relative_link(page_url, tlparse.report_path(result) + "raw.log")
-    return (
-        f"This torch wrote {plural(written, 'trace file')}. The build ran tlparse on the recorded trace: "
-        f"[open the tlparse report of this run]({link}){{ .md-button }} (or [the trace itself]({raw})). "
-        "Its index lists every compile by compile id, with each one's graph, guards and, for a recompile, the reason."
-    )
-
-
-def lr_claim(floats: SnippetResult, tensors: SnippetResult) -> str:
-    """The last epoch's counts of both versions, as a claim resting on the lines they printed."""
-    from ..claims import claim, line_of
-
-    a, b = steps(floats.stdout), steps(tensors.stdout)
-    if not a or not b:
-        return ""
     return claim(
-        "After the last epoch, `unique_graphs` was {f} with the float and {t} with the tensor.",
-        evidence=[line_of(floats, a[-1][0]), line_of(tensors, b[-1][0])], f=a[-1][1], t=b[-1][1],
-    ).markdown()
+        "This torch wrote {n} {f}.", n=n, f=_word(n, "trace file"), evidence=list(written.evidence)).markdown() + (
+        f" The build ran tlparse on the recorded trace: [open the tlparse report of this run]({link}){{ .md-button }} "
+        f"(or [the trace itself]({raw})). Its index lists every compile by compile id, with each one's graph, guards "
+        "and, for a recompile, the reason.")
