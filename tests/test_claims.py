@@ -172,3 +172,47 @@ def test_the_build_fails_on_a_claim_whose_evidence_the_page_does_not_show(scratc
     assert proc.returncode != 0, proc.stdout + proc.stderr
     assert "claims without their evidence on the page" in proc.stderr
     assert "evidence from a run the page does not display: python snippets/count.py" in proc.stderr
+
+
+# -- the lessons' facts (lessons 1, 2 and 5) on every committed release ---------------------------
+LESSON_RUNS = ("capture/", "breaks/", "realcode/")
+
+
+def lesson_facts() -> dict:
+    from fieldguide import facts  # noqa: F401  (importing it registers every chapter's facts)
+
+    return {n: f for n, f in claims.FACTS.items() if all(r.path.startswith(LESSON_RUNS) for r in f.runs)}
+
+
+def test_each_lesson_states_its_facts():
+    found = lesson_facts()
+    for prefix in ("capture: ", "breaks: ", "realcode: "):
+        assert sum(n.startswith(prefix) for n in found) >= 7, prefix
+
+
+@pytest.mark.parametrize("name", sorted(n for n in RECORDS if n.startswith("records/")))
+def test_every_lesson_fact_is_evaluated_on_every_committed_record(name):
+    """Each fact of lessons 1, 2 and 5 has a value on every release, resting on lines of the output it read."""
+    from fieldguide import facts
+
+    build = BuildRecord.read(RECORDS[name])
+    for fact_name, f in lesson_facts().items():
+        measured = facts.evaluate(f, build)
+        assert measured is not None, f"{name}: “{fact_name}” has no value"
+        assert measured.evidence, f"{name}: “{fact_name}” has no evidence"
+        outputs = {claims.command(r): r.output for r in (run.find(build) for run in f.runs)}
+        for ev in measured.evidence:
+            assert ev.run in outputs, (fact_name, ev.run)
+            assert ev.line and ev.line in outputs[ev.run], f"{name}: “{fact_name}” rests on {ev.line!r}, not in {ev.run}"
+
+
+def test_lesson_facts_fill_their_rows_of_the_across_releases_table():
+    from fieldguide import releases
+
+    default, _ = releases.releases_list(ROOT)
+    cols = releases.columns(ROOT, BuildRecord.read(releases.record_file(ROOT, default)))
+    rows = releases.fact_rows(cols, ROOT / "snippets")
+    for fact_name in lesson_facts():
+        cells = rows[fact_name]
+        assert [c.state for c in cells] == ["ok"] * len(cols), (fact_name, [c.state for c in cells])
+        assert all(c.value for c in cells), (fact_name, [c.value for c in cells])

@@ -130,10 +130,11 @@ def test_capture_counters_follow_the_record(live):
         steps = capture.counter_steps(r)
         assert len(steps) == 3, build.torch
         text = capture.counters_summary(r)
-        assert f"compile {steps[0]['graphs']} graph" in text
-        assert (f"One break, one more graph" in text) == (steps[0]["graphs"] == steps[0]["breaks"] + 1 and steps[0]["breaks"] > 0)
+        assert f"compile {steps[0]['frames']} frames into {steps[0]['graphs']} graph" in capture.counters_claim(r)
+        assert ("One break, one more graph" in text) == ((steps[0]["frames"], steps[0]["graphs"], steps[0]["breaks"]) == (2, 2, 1))
+        assert f"from {steps[1]['graphs']} to {steps[2]['graphs']}" in text
         table = capture.counters_table(r)
-        assert all(f"| {s['frames']} | {s['graphs']} | {s['breaks']} |" in table for s in steps)
+        assert all(re.search(rf"\| {s['frames']}<sup[^|]*\| {s['graphs']} \| {s['breaks']} \|", table) for s in steps)
 
 
 def test_capture_explain_fullgraph_reset_and_shorthand(live):
@@ -165,7 +166,8 @@ def test_breaks_follow_the_record(live):
         found = breaks.causes(build.find("breaks/causes.py"))
         assert [c["fn"] for c in found] == list(breaks.CAUSES), build.torch
         broke = sum(c["breaks"] > 0 for c in found)
-        assert f"{broke} of the {len(found)} functions" in breaks.causes_summary(build.find("breaks/causes.py"))
+        said = f"all {broke} functions" if broke == len(found) else f"{broke} of the {len(found)} functions"
+        assert said in breaks.causes_summary(build.find("breaks/causes.py"))
         ids = build.find("breaks/compile_ids.py")
         calls = breaks.compile_id_steps(ids)
         assert len(calls) == 3
@@ -267,6 +269,78 @@ def test_pages_show_this_builds_words(built_site, live):
     for chapter in ("capture", "breaks", "realcode"):
         assert (built_site / "notebooks" / chapter / "index.html").exists()
         assert (built_site / "downloads" / f"{chapter}-snippets.zip").exists()
+
+
+# -- every lesson page states its measurements as claims with their evidence ---------------------
+def _claim_builds(live) -> list[BuildRecord]:
+    """The live build and two releases whose lessons read differently (the oldest, and one in between)."""
+    picked = [b for b in RELEASES if b.torch.split("+")[0] in ("2.2.2", "2.5.1")]
+    return [live, *picked]
+
+
+def _sentences(live):
+    """Whole sentences each lesson page must print, built from the facts (never typed), per build."""
+    def capture_page(b):
+        first = capture.first_call_counts(b.find("capture/counters.py")).value
+        counts = capture.float64_counts(b.find("capture/counters.py")).value
+        graphs, brk = capture.explain_counts(b.find("capture/explain.py")).value
+        return [
+            f"The first call made dynamo compile {first['frames']} frame{'s' * (first['frames'] != 1)} into "
+            f"{first['graphs']} graph{'s' * (first['graphs'] != 1)}, with {first['breaks']} graph break",
+            f"The float64 tensor took `unique_graphs` from {counts['graphs'][0]} to {counts['graphs'][1]}",
+            f"`explain` counted {graphs} graph{'s' * (graphs != 1)} and {brk} graph break",
+        ]
+
+    def breaks_page(b):
+        ids = breaks.compile_ids(b.find("breaks/compile_ids.py")).value
+        n = breaks.logged_count(b.find("breaks/logged.py")).value
+        return [
+            f"The first call compiled the graph before the break as `[{ids[0][0]}]` and the one after it as `[{ids[0][1]}]`.",
+            f"The channel reported {n} graph break",
+        ]
+
+    def realcode_page(b):
+        f, t = realcode.lr_graphs(b.find("realcode/lr_float.py"), b.find("realcode/lr_tensor.py")).value
+        li, lb = realcode.layer_graphs(b.find("realcode/layer_idx.py"), b.find("realcode/layer_idx_buffer.py")).value
+        return [
+            f"After the last epoch, `unique_graphs` was {f} with the float and {t} with the tensor.",
+            f"the 12 blocks that read `layer_idx` made {li} graph",
+            f"With the per-layer number in a buffer, the same 12 blocks made {lb} graph",
+        ]
+
+    return {"capture.md": capture_page, "breaks.md": breaks_page, "realcode.md": realcode_page}
+
+
+@pytest.mark.parametrize("page", ["capture.md", "breaks.md", "realcode.md"])
+def test_each_lesson_page_prints_its_measurements_as_claims_with_evidence(live, page):
+    """What the page's code prints (not its source listing): the measured sentences, each followed by its
+    evidence markers, every evidence line in an output the page displays, and the other releases' values."""
+    from fieldguide.claims import problems, render_page
+
+    minimum = {"capture.md": 10, "breaks.md": 7, "realcode.md": 14}[page]
+    for build in _claim_builds(live):
+        rendered = render_page((ROOT / "docs" / page).read_text(), build)
+        assert len(rendered.claims) >= minimum, (page, build.torch, len(rendered.claims))
+        for c in rendered.claims:
+            assert c.evidence and problems(c, rendered.displayed) == [], (page, build.torch, c.text)
+        for sentence in _sentences(live)[page](build):
+            at = rendered.markdown.find(sentence)
+            assert at >= 0, f"docs/{page} on torch {build.torch} does not print: {sentence}"
+            claim_end = rendered.markdown.find('<sup class="fg-ev">', at)
+            assert claim_end > at and "\n" not in rendered.markdown[at:claim_end], (page, build.torch, sentence)
+        assert "On the other releases this guide measures" in rendered.markdown
+
+
+def test_lesson_five_says_so_where_the_fix_does_not_help(live):
+    """Where the buffer does not keep the blocks on one graph (a release guarding modules by identity), the page
+    must not claim that every block passes the same guards."""
+    for build in builds(live):
+        li, lb = build.find("realcode/layer_idx.py"), build.find("realcode/layer_idx_buffer.py")
+        text = realcode.layer_summary(li, lb)
+        _, buffer_graphs = realcode.layer_graphs(li, lb).value
+        assert ("every block passes the same guards" in text) == (buffer_graphs == 1), build.torch
+        if buffer_graphs >= len(realcode.steps(lb.stdout)):
+            assert "the buffer did not help" in text, build.torch
 
 
 # -- tlparse -------------------------------------------------------------------------------------
