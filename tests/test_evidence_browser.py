@@ -55,7 +55,7 @@ def highlighted_pixels(page, png: bytes) -> int:
     )
 
 
-@pytest.mark.parametrize("path", ["guards", "dynamic"])
+@pytest.mark.parametrize("path", ["capture", "breaks", "guards", "dynamic", "realcode"])
 def test_every_marker_finds_its_line(browser, built_site, path):
     with serve(built_site) as base:
         page, errors = open_page(browser, base, path)
