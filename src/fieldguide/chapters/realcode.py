@@ -113,7 +113,7 @@ def lr_limit(floats: SnippetResult) -> Measured:
 def lr_table(floats: SnippetResult, tensors: SnippetResult) -> str:
     a, b = steps(floats.stdout), steps(tensors.stdout)
     rows = [[la, str(ga) + markers_for([line_of(floats, la + " ")]), str(gb) + markers_for([line_of(tensors, la + " ")])]
-            for (la, ga), (_, gb) in zip(a, b)]
+            for (la, ga), (_, gb) in zip(a, b, strict=False)]
     return table(["epoch", "unique_graphs, lr as a float", "unique_graphs, lr in a tensor"], rows, "-rr")
 
 
@@ -262,7 +262,7 @@ def layer_limit(fail: SnippetResult) -> Measured:
 def layer_table(fail: SnippetResult, fix: SnippetResult) -> str:
     a, b = steps(fail.stdout), steps(fix.stdout)
     rows = [[la, str(ga) + markers_for([line_of(fail, la + " ")]), str(gb) + markers_for([line_of(fix, la + " ")])]
-            for (la, ga), (_, gb) in zip(a, b)]
+            for (la, ga), (_, gb) in zip(a, b, strict=False)]
     return table(["block", "unique_graphs, layer_idx read in forward", "unique_graphs, a buffer"], rows, "-rr")
 
 
