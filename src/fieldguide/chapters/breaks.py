@@ -32,10 +32,15 @@ def causes(result: SnippetResult) -> list[dict]:
     for line in result.stdout.splitlines():
         m = _CAUSE.match(line)
         if m:
-            current = {"fn": m.group("fn"), "graphs": int(m.group("graphs")), "breaks": int(m.group("breaks")), "reasons": []}
+            current = {
+                "fn": m.group("fn"),
+                "graphs": int(m.group("graphs")),
+                "breaks": int(m.group("breaks")),
+                "reasons": [],
+            }
             rows.append(current)
         elif current is not None and line.strip().startswith("reason:"):
-            current["reasons"].append(line.strip()[len("reason:"):].strip())
+            current["reasons"].append(line.strip()[len("reason:") :].strip())
     return rows
 
 
@@ -49,13 +54,18 @@ def _reason_ev(result: SnippetResult, fn: str, reason: str):
     return line_of(result, "reason: " + reason[:80], start)
 
 
-@fact("breaks: explain() per cause (graphs/breaks)", CAUSES_RUN,
-      show=lambda v: ", ".join(f"{fn} {g}/{b}" for fn, (g, b) in v.items()))
+@fact(
+    "breaks: explain() per cause (graphs/breaks)",
+    CAUSES_RUN,
+    show=lambda v: ", ".join(f"{fn} {g}/{b}" for fn, (g, b) in v.items()),
+)
 def cause_counts(result: SnippetResult) -> Measured:
     found = causes(result)
     if not found:
         raise LookupError("no explain() lines")
-    return Measured({c["fn"]: (c["graphs"], c["breaks"]) for c in found}, tuple(_cause_ev(result, c["fn"]) for c in found))
+    return Measured(
+        {c["fn"]: (c["graphs"], c["breaks"]) for c in found}, tuple(_cause_ev(result, c["fn"]) for c in found)
+    )
 
 
 @fact("breaks: explain() reason for .item()", CAUSES_RUN, show=lambda v: shorten(v, 80))
@@ -65,9 +75,17 @@ def item_reason(result: SnippetResult) -> Measured:
 
 
 def causes_table(result: SnippetResult) -> str:
-    rows = [[code(c["fn"]), CAUSES.get(c["fn"], "—"), str(c["graphs"]) + markers_for([_cause_ev(result, c["fn"])]), str(c["breaks"]),
-             "<br>".join(code(shorten(r, 80)) + markers_for([_reason_ev(result, c["fn"], r)]) for r in c["reasons"]) or "—"]
-            for c in causes(result)]
+    rows = [
+        [
+            code(c["fn"]),
+            CAUSES.get(c["fn"], "—"),
+            str(c["graphs"]) + markers_for([_cause_ev(result, c["fn"])]),
+            str(c["breaks"]),
+            "<br>".join(code(shorten(r, 80)) + markers_for([_reason_ev(result, c["fn"], r)]) for r in c["reasons"])
+            or "—",
+        ]
+        for c in causes(result)
+    ]
     return table(["function", "what it does", "graphs", "breaks", "reason explain() gave"], rows, "--rr-")
 
 
@@ -75,18 +93,41 @@ def causes_summary(result: SnippetResult) -> str:
     counts = cause_counts(result)
     broke = [fn for fn, (_, b) in counts.value.items() if b > 0]
     whole = [fn for fn, (_, b) in counts.value.items() if b == 0]
-    text = [claim(
-        ("On this torch, all {total} functions broke their graph" if len(broke) == len(counts.value) else
-         "On this torch, {broke} of the {total} functions broke their graph")
-        + (", each into one more graph than it has breaks" if broke and all(counts.value[fn][0] == counts.value[fn][1] + 1 for fn in broke) else "")
-        + ".", broke=Derived(len(broke)), total=Derived(len(counts.value)), evidence=list(counts.evidence)).markdown()]
+    text = [
+        claim(
+            (
+                "On this torch, all {total} functions broke their graph"
+                if len(broke) == len(counts.value)
+                else "On this torch, {broke} of the {total} functions broke their graph"
+            )
+            + (
+                ", each into one more graph than it has breaks"
+                if broke and all(counts.value[fn][0] == counts.value[fn][1] + 1 for fn in broke)
+                else ""
+            )
+            + ".",
+            broke=Derived(len(broke)),
+            total=Derived(len(counts.value)),
+            evidence=list(counts.evidence),
+        ).markdown()
+    ]
     if whole:
-        text.append(claim("Traced whole, without a break: {fns}.", fns=Derived(whole, ", ".join(code(fn) for fn in whole)),
-                          evidence=[_cause_ev(result, fn) for fn in whole]).markdown())
+        text.append(
+            claim(
+                "Traced whole, without a break: {fns}.",
+                fns=Derived(whole, ", ".join(code(fn) for fn in whole)),
+                evidence=[_cause_ev(result, fn) for fn in whole],
+            ).markdown()
+        )
     item = item_reason(result) if "reads_item" in broke else None
     if item is not None:
-        text.append(claim("For `.item()`, `explain` gave the reason {q_reason}.",
-                          q_reason=Derived(item.value, shorten(item.value, 100)), evidence=list(item.evidence)).markdown())
+        text.append(
+            claim(
+                "For `.item()`, `explain` gave the reason {q_reason}.",
+                q_reason=Derived(item.value, shorten(item.value, 100)),
+                evidence=list(item.evidence),
+            ).markdown()
+        )
     return " ".join(text)
 
 
@@ -102,7 +143,10 @@ def logged_count(result: SnippetResult) -> Measured:
     return Measured(len(lines), tuple(line_of(result, ln) for ln in lines) or (line_of(result, "halfway"),))
 
 
-_WHERE = (re.compile(r"in user code at \S+?:(?P<line>\d+)"), re.compile(r'File "[^"]*logged\.py", line (?P<line>\d+), in smooth'))
+_WHERE = (
+    re.compile(r"in user code at \S+?:(?P<line>\d+)"),
+    re.compile(r'File "[^"]*logged\.py", line (?P<line>\d+), in smooth'),
+)
 
 
 @fact("breaks: where the graph_breaks channel places the break", LOGGED, show=lambda v: f"line {v}")
@@ -133,7 +177,7 @@ def logged_why(result: SnippetResult) -> Measured:
                 continue
             why, at = m.group("why").strip().removeprefix("Unsupported: "), line.strip()
             if why.endswith(":"):  # 2.10 on: "while tracing CALL:", then the reason on its own line
-                nxt = next((ln for ln in lines[i + 1:] if ln.strip()), "")
+                nxt = next((ln for ln in lines[i + 1 :] if ln.strip()), "")
                 if nxt and not nxt.startswith(" "):
                     why, at = nxt.strip(), nxt.strip()
             return Measured(why, (line_of(result, at),))
@@ -143,19 +187,37 @@ def logged_why(result: SnippetResult) -> Measured:
 def logged_summary(result: SnippetResult) -> str:
     n = logged_count(result)
     if not n.value:
-        return claim("This torch wrote nothing on the `graph_breaks` channel for this run.", evidence=list(n.evidence)).markdown()
-    text = [claim("The channel reported {n} {word}.", n=Derived(n.value), word=Derived("graph break" if n.value == 1 else "graph breaks"),
-                  evidence=list(n.evidence)).markdown()]
+        return claim(
+            "This torch wrote nothing on the `graph_breaks` channel for this run.", evidence=list(n.evidence)
+        ).markdown()
+    text = [
+        claim(
+            "The channel reported {n} {word}.",
+            n=Derived(n.value),
+            word=Derived("graph break" if n.value == 1 else "graph breaks"),
+            evidence=list(n.evidence),
+        ).markdown()
+    ]
     try:
         where = logged_where(result)
-        text.append(claim("It says where the break is in your code (line {line} of `logged.py`, the `print`)",
-                          line=where.value, evidence=list(where.evidence)).markdown())
+        text.append(
+            claim(
+                "It says where the break is in your code (line {line} of `logged.py`, the `print`)",
+                line=where.value,
+                evidence=list(where.evidence),
+            ).markdown()
+        )
     except LookupError:
         where = None
     try:
         why = logged_why(result)
-        text.append(claim(("and " if where else "It says ") + "why dynamo stopped there: {q_why}.",
-                          q_why=Derived(why.value, shorten(why.value, 110)), evidence=list(why.evidence)).markdown())
+        text.append(
+            claim(
+                ("and " if where else "It says ") + "why dynamo stopped there: {q_why}.",
+                q_why=Derived(why.value, shorten(why.value, 110)),
+                evidence=list(why.evidence),
+            ).markdown()
+        )
     except LookupError:
         if where:
             text[-1] += "."
@@ -191,8 +253,11 @@ def _id_ev(result: SnippetResult, cid: str):
     return line_of(result, f"compiled graph [{cid}]")
 
 
-@fact("breaks: compile ids, per call (float32, again, float64)", COMPILE_IDS,
-      show=lambda v: "; ".join(" ".join(f"[{c}]" for c in ids) or "none" for ids in v))
+@fact(
+    "breaks: compile ids, per call (float32, again, float64)",
+    COMPILE_IDS,
+    show=lambda v: "; ".join(" ".join(f"[{c}]" for c in ids) or "none" for ids in v),
+)
 def compile_ids(result: SnippetResult) -> Measured:
     calls = compile_id_steps(result)
     if not calls:
@@ -210,9 +275,16 @@ def resume_names(result: SnippetResult) -> Measured:
 def compile_id_table(result: SnippetResult) -> str:
     rows = []
     for i, c in enumerate(compile_id_steps(result), 1):
-        graphs = "<br>".join(f"{code('[' + cid + ']')} {code(ops)}" + markers_for([_id_ev(result, cid)]) for cid, ops in c["graphs"])
-        rows.append([f"{i}: {c['label']}", graphs or "none: every frame reused an entry",
-                     "<br>".join(code(f) for f in c["recompiled"]) or "—"])
+        graphs = "<br>".join(
+            f"{code('[' + cid + ']')} {code(ops)}" + markers_for([_id_ev(result, cid)]) for cid, ops in c["graphs"]
+        )
+        rows.append(
+            [
+                f"{i}: {c['label']}",
+                graphs or "none: every frame reused an entry",
+                "<br>".join(code(f) for f in c["recompiled"]) or "—",
+            ]
+        )
     return table(["call", "graphs compiled, with their compile id", "functions recompiled (log)"], rows)
 
 
@@ -226,22 +298,36 @@ def compile_id_summary(result: SnippetResult) -> str:
     if not flat:
         return claim("The backend printed no compile id on this torch.", evidence=list(ids.evidence)).markdown()
     frames = sorted({cid.split("/")[0] for cid in flat if "/" in cid})
-    text = [claim(
-        "This run compiled {n} {word} with the ids {ids}: {f} {fword} ({frames}).",
-        n=Derived(len(flat)), word=Derived("graph" if len(flat) == 1 else "graphs"),
-        ids=Derived(flat, ", ".join(code("[" + i + "]") for i in flat)), f=Derived(len(frames)),
-        fword=Derived("frame" if len(frames) == 1 else "frames"), frames=Derived(frames, ", ".join(code(f) for f in frames)),
-        evidence=[_id_ev(result, cid) for cid in flat]).markdown()]
+    text = [
+        claim(
+            "This run compiled {n} {word} with the ids {ids}: {f} {fword} ({frames}).",
+            n=Derived(len(flat)),
+            word=Derived("graph" if len(flat) == 1 else "graphs"),
+            ids=Derived(flat, ", ".join(code("[" + i + "]") for i in flat)),
+            f=Derived(len(frames)),
+            fword=Derived("frame" if len(frames) == 1 else "frames"),
+            frames=Derived(frames, ", ".join(code(f) for f in frames)),
+            evidence=[_id_ev(result, cid) for cid in flat],
+        ).markdown()
+    ]
     resumes = resume_names(result)
     second = [cid for cid in flat if cid.startswith("1/")]
     if resumes.value and second:
-        text.append(claim(
-            "Frame `1` is not a function you wrote: the recompile log calls it {names}, the resume function dynamo "
-            "generated for the code after the break.", names=Derived(resumes.value, ", ".join(code(r) for r in resumes.value)),
-            evidence=list(resumes.evidence) + [_id_ev(result, second[0])]).markdown())
+        text.append(
+            claim(
+                "Frame `1` is not a function you wrote: the recompile log calls it {names}, the resume function dynamo "
+                "generated for the code after the break.",
+                names=Derived(resumes.value, ", ".join(code(r) for r in resumes.value)),
+                evidence=list(resumes.evidence) + [_id_ev(result, second[0])],
+            ).markdown()
+        )
     if len(ids.value) > 1 and not ids.value[1]:
-        text.append(claim("The second call, with the same tensor, compiled nothing: both frames reused their entries.",
-                          evidence=[line_of(result, "call 2: "), line_of(result, "call 3: ")]).markdown())
+        text.append(
+            claim(
+                "The second call, with the same tensor, compiled nothing: both frames reused their entries.",
+                evidence=[line_of(result, "call 2: "), line_of(result, "call 3: ")],
+            ).markdown()
+        )
     return " ".join(text)
 
 
@@ -253,5 +339,7 @@ def compile_ids_claim(result: SnippetResult) -> str:
     a, b = ids[0][:2]
     return claim(
         "The first call compiled the graph before the break as {q_first} and the one after it as {q_second}.",
-        evidence=[_id_ev(result, a), _id_ev(result, b)], q_first=f"[{a}]", q_second=f"[{b}]",
+        evidence=[_id_ev(result, a), _id_ev(result, b)],
+        q_first=f"[{a}]",
+        q_second=f"[{b}]",
     ).markdown()

@@ -38,8 +38,15 @@ def counter_steps(result: SnippetResult) -> list[dict]:
         m = _COUNTERS.match(line)
         if m:
             recompiled = [r.function for r in parse_recompiles("\n".join(pending))]
-            steps.append({"label": m.group("label").strip(), "frames": int(m.group("frames")),
-                          "graphs": int(m.group("graphs")), "breaks": int(m.group("breaks")), "recompiled": recompiled})
+            steps.append(
+                {
+                    "label": m.group("label").strip(),
+                    "frames": int(m.group("frames")),
+                    "graphs": int(m.group("graphs")),
+                    "breaks": int(m.group("breaks")),
+                    "recompiled": recompiled,
+                }
+            )
             pending = []
         else:
             pending.append(line)
@@ -64,31 +71,50 @@ def first_call_counts(result: SnippetResult) -> Measured:
 def same_tensor_again(result: SnippetResult) -> Measured:
     first, again = counter_steps(result)[:2]
     same = all(again[k] == first[k] for k in ("frames", "graphs", "breaks"))
-    return Measured("no counter changed" if same else "the counters changed",
-                    (_step_ev(result, first["label"]), _step_ev(result, again["label"])))
+    return Measured(
+        "no counter changed" if same else "the counters changed",
+        (_step_ev(result, first["label"]), _step_ev(result, again["label"])),
+    )
 
 
 @fact("capture: a float64 tensor after float32 (functions recompiled)", COUNTERS, show=lambda v: ", ".join(v) or "none")
 def float64_recompiled(result: SnippetResult) -> Measured:
     steps = counter_steps(result)
     names = steps[2]["recompiled"]
-    return Measured(names, tuple(line_of(result, f"Recompiling function {n} ") for n in names) + (_step_ev(result, steps[2]["label"]),))
+    return Measured(
+        names,
+        tuple(line_of(result, f"Recompiling function {n} ") for n in names) + (_step_ev(result, steps[2]["label"]),),
+    )
 
 
-@fact("capture: a float64 tensor after float32 (counters)", COUNTERS,
-      show=lambda v: f"graphs {v['graphs'][0]} → {v['graphs'][1]}, graph_breaks {v['breaks'][0]} → {v['breaks'][1]}")
+@fact(
+    "capture: a float64 tensor after float32 (counters)",
+    COUNTERS,
+    show=lambda v: f"graphs {v['graphs'][0]} → {v['graphs'][1]}, graph_breaks {v['breaks'][0]} → {v['breaks'][1]}",
+)
 def float64_counts(result: SnippetResult) -> Measured:
     again, other = counter_steps(result)[1:3]
-    return Measured({"graphs": (again["graphs"], other["graphs"]), "breaks": (again["breaks"], other["breaks"])},
-                    (_step_ev(result, again["label"]), _step_ev(result, other["label"])))
+    return Measured(
+        {"graphs": (again["graphs"], other["graphs"]), "breaks": (again["breaks"], other["breaks"])},
+        (_step_ev(result, again["label"]), _step_ev(result, other["label"])),
+    )
 
 
 def counters_table(result: SnippetResult) -> str:
     rows = []
     for s in counter_steps(result):
-        rows.append([s["label"], str(s["frames"]) + markers_for([_step_ev(result, s["label"])]), str(s["graphs"]), str(s["breaks"]),
-                     "<br>".join(code(f) for f in s["recompiled"]) or "—"])
-    return table(["after", "frames", "unique_graphs", "graph_breaks", "recompiled (TORCH_LOGS=recompiles)"], rows, "-rrr-")
+        rows.append(
+            [
+                s["label"],
+                str(s["frames"]) + markers_for([_step_ev(result, s["label"])]),
+                str(s["graphs"]),
+                str(s["breaks"]),
+                "<br>".join(code(f) for f in s["recompiled"]) or "—",
+            ]
+        )
+    return table(
+        ["after", "frames", "unique_graphs", "graph_breaks", "recompiled (TORCH_LOGS=recompiles)"], rows, "-rrr-"
+    )
 
 
 def counters_claim(result: SnippetResult) -> str:
@@ -97,8 +123,13 @@ def counters_claim(result: SnippetResult) -> str:
     v = first.value
     return claim(
         "The first call made dynamo compile {frames} {f_word} into {graphs} {g_word}, with {breaks} {b_word}.",
-        frames=v["frames"], f_word=_word(v["frames"], "frame"), graphs=v["graphs"], g_word=_word(v["graphs"], "graph"),
-        breaks=v["breaks"], b_word=_word(v["breaks"], "graph break"), evidence=list(first.evidence),
+        frames=v["frames"],
+        f_word=_word(v["frames"], "frame"),
+        graphs=v["graphs"],
+        g_word=_word(v["graphs"], "graph"),
+        breaks=v["breaks"],
+        b_word=_word(v["breaks"], "graph break"),
+        evidence=list(first.evidence),
     ).markdown()
 
 
@@ -109,32 +140,60 @@ def counters_summary(result: SnippetResult) -> str:
     first = steps[0]
     text = []
     if first["breaks"] == 1 and first["graphs"] == 2 and first["frames"] == 2:
-        text.append(claim(
-            "One break, one more graph: the code before the break is one graph, and the code after it is a new frame "
-            "(a *resume function*) that dynamo compiles into a graph of its own.",
-            evidence=list(first_call_counts(result).evidence)).markdown())
+        text.append(
+            claim(
+                "One break, one more graph: the code before the break is one graph, and the code after it is a new frame "
+                "(a *resume function*) that dynamo compiles into a graph of its own.",
+                evidence=list(first_call_counts(result).evidence),
+            ).markdown()
+        )
     again = same_tensor_again(result)
-    text.append(claim(
-        "Calling it again with the same tensor changed no counter: every frame found a cache entry whose guards passed."
-        if again.value == "no counter changed" else
-        "Calling it again with the same tensor changed the counters on this torch; see the table.",
-        evidence=list(again.evidence)).markdown())
+    text.append(
+        claim(
+            "Calling it again with the same tensor changed no counter: every frame found a cache entry whose guards passed."
+            if again.value == "no counter changed"
+            else "Calling it again with the same tensor changed the counters on this torch; see the table.",
+            evidence=list(again.evidence),
+        ).markdown()
+    )
     counts, names = float64_counts(result), float64_recompiled(result)
     (g0, g1), (b0, b1) = counts.value["graphs"], counts.value["breaks"]
     if names.value:
-        text.append(claim(
-            "The float64 tensor took `unique_graphs` from {g0} to {g1}, and the recompile log names {n} {fn}: {names}"
-            + (", so each frame of the function recompiled against its own guards." if len(names.value) > 1 else "."),
-            g0=g0, g1=g1, n=Derived(len(names.value)), fn=_word(len(names.value), "function"),
-            names=Derived(names.value, ", ".join(code(n) for n in names.value)),
-            evidence=list(counts.evidence) + [e for e in names.evidence if e not in counts.evidence]).markdown())
+        text.append(
+            claim(
+                "The float64 tensor took `unique_graphs` from {g0} to {g1}, and the recompile log names {n} {fn}: {names}"
+                + (
+                    ", so each frame of the function recompiled against its own guards."
+                    if len(names.value) > 1
+                    else "."
+                ),
+                g0=g0,
+                g1=g1,
+                n=Derived(len(names.value)),
+                fn=_word(len(names.value), "function"),
+                names=Derived(names.value, ", ".join(code(n) for n in names.value)),
+                evidence=list(counts.evidence) + [e for e in names.evidence if e not in counts.evidence],
+            ).markdown()
+        )
     else:
-        text.append(claim("The float64 tensor took `unique_graphs` from {g0} to {g1}; the recompile log named no function.",
-                          g0=g0, g1=g1, evidence=list(counts.evidence)).markdown())
+        text.append(
+            claim(
+                "The float64 tensor took `unique_graphs` from {g0} to {g1}; the recompile log named no function.",
+                g0=g0,
+                g1=g1,
+                evidence=list(counts.evidence),
+            ).markdown()
+        )
     if b1 > b0:
-        text.append(claim(
-            "`graph_breaks` went from {b0} to {b1} although the code has one break: it counts a break each time a "
-            "compile meets it, not distinct places in your code.", b0=b0, b1=b1, evidence=list(counts.evidence)).markdown())
+        text.append(
+            claim(
+                "`graph_breaks` went from {b0} to {b1} although the code has one break: it counts a break each time a "
+                "compile meets it, not distinct places in your code.",
+                b0=b0,
+                b1=b1,
+                evidence=list(counts.evidence),
+            ).markdown()
+        )
     return " ".join(text)
 
 
@@ -158,22 +217,35 @@ def fullgraph_message(result: SnippetResult) -> Measured:
 def fullgraph_summary(result: SnippetResult) -> str:
     text = []
     if re.search(r"^smooth_quietly: tensor", result.stdout, re.M):
-        text.append(claim("Without a break, `fullgraph=True` changes nothing: `smooth_quietly` compiled and ran.",
-                          evidence=[line_of(result, "smooth_quietly: tensor")]).markdown())
+        text.append(
+            claim(
+                "Without a break, `fullgraph=True` changes nothing: `smooth_quietly` compiled and ran.",
+                evidence=[line_of(result, "smooth_quietly: tensor")],
+            ).markdown()
+        )
     verdict = fullgraph_verdict(result)
     if verdict.value.startswith("raised "):
         try:
             msg = fullgraph_message(result)
         except LookupError:
             msg = None
-        text.append(claim(
-            "With the `print`, it raised {q_error} at the break" + (", whose message starts {q_msg}" if msg else "")
-            + ". That is the point of the flag: a break becomes an error you see, instead of a second graph you do not.",
-            q_error=verdict.value.removeprefix("raised "), q_msg=Derived(msg.value, shorten(msg.value, 100)) if msg else None,
-            evidence=list(verdict.evidence) + (list(msg.evidence) if msg else [])).markdown())
+        text.append(
+            claim(
+                "With the `print`, it raised {q_error} at the break"
+                + (", whose message starts {q_msg}" if msg else "")
+                + ". That is the point of the flag: a break becomes an error you see, instead of a second graph you do not.",
+                q_error=verdict.value.removeprefix("raised "),
+                q_msg=Derived(msg.value, shorten(msg.value, 100)) if msg else None,
+                evidence=list(verdict.evidence) + (list(msg.evidence) if msg else []),
+            ).markdown()
+        )
     else:
-        text.append(claim("On this torch, the function with the `print` did not raise under `fullgraph=True`.",
-                          evidence=list(verdict.evidence)).markdown())
+        text.append(
+            claim(
+                "On this torch, the function with the `print` did not raise under `fullgraph=True`.",
+                evidence=list(verdict.evidence),
+            ).markdown()
+        )
     return " ".join(text)
 
 
@@ -189,15 +261,23 @@ def explain_numbers(result: SnippetResult) -> dict:
     }
 
 
-@fact("capture: explain() on a function that prints", EXPLAIN, show=lambda v: f"{plural(v[0], 'graph')}, {plural(v[1], 'break')}")
+@fact(
+    "capture: explain() on a function that prints",
+    EXPLAIN,
+    show=lambda v: f"{plural(v[0], 'graph')}, {plural(v[1], 'break')}",
+)
 def explain_counts(result: SnippetResult) -> Measured:
     n = explain_numbers(result)
     if n["graphs"] is None:
         raise LookupError("explain printed no graph count")
-    return Measured((n["graphs"], n["breaks"]), (line_of(result, "graph_count: "), line_of(result, "graph_break_count: ")))
+    return Measured(
+        (n["graphs"], n["breaks"]), (line_of(result, "graph_count: "), line_of(result, "graph_break_count: "))
+    )
 
 
-@fact("capture: explain() break reason for print", EXPLAIN, show=lambda v: "; ".join(shorten(r, 80) for r in v) or "none")
+@fact(
+    "capture: explain() break reason for print", EXPLAIN, show=lambda v: "; ".join(shorten(r, 80) for r in v) or "none"
+)
 def explain_reasons(result: SnippetResult) -> Measured:
     reasons = explain_numbers(result)["reasons"]
     return Measured(reasons, tuple(line_of(result, "break reason: " + r) for r in reasons))
@@ -214,9 +294,15 @@ def explain_summary(result: SnippetResult) -> str:
         "`explain` counted {graphs} {g_word} and {breaks} {b_word}"
         + (", with the reason {reasons}" if reasons.value else "")
         + ". It compiles the function itself, so the counts hold for the arguments you pass it.",
-        graphs=graphs, g_word=_word(graphs, "graph"), breaks=breaks, b_word=_word(breaks, "graph break"),
-        reasons=Derived(reasons.value, ", ".join(code(shorten(r, 100)) for r in reasons.value)) if reasons.value else None,
-        evidence=list(counts.evidence) + list(reasons.evidence)).markdown()
+        graphs=graphs,
+        g_word=_word(graphs, "graph"),
+        breaks=breaks,
+        b_word=_word(breaks, "graph break"),
+        reasons=Derived(reasons.value, ", ".join(code(shorten(r, 100)) for r in reasons.value))
+        if reasons.value
+        else None,
+        evidence=list(counts.evidence) + list(reasons.evidence),
+    ).markdown()
 
 
 # -- reset --------------------------------------------------------------------------------------
@@ -245,7 +331,9 @@ def after_reset(result: SnippetResult) -> Measured:
         value = "not compiled again"
     else:
         value = "compiled again, logged as a recompile" if logged else "compiled again, no recompile logged"
-    ev = (_reset_ev(result, 2), _reset_ev(result, 3)) + tuple(line_of(result, "Recompiling function " + r.function) for r in logged)
+    ev = (_reset_ev(result, 2), _reset_ev(result, 3)) + tuple(
+        line_of(result, "Recompiling function " + r.function) for r in logged
+    )
     return Measured(value, ev)
 
 
@@ -256,23 +344,45 @@ def reset_summary(result: SnippetResult) -> str:
     (_, first), (_, again), (_, after), (_, last) = steps[:4]
     text = []
     if again == first:
-        text.append(claim("Before the reset, the second call reused the entry (`unique_graphs` stayed {n}).", n=again,
-                          evidence=[_reset_ev(result, 0), _reset_ev(result, 1)]).markdown())
+        text.append(
+            claim(
+                "Before the reset, the second call reused the entry (`unique_graphs` stayed {n}).",
+                n=again,
+                evidence=[_reset_ev(result, 0), _reset_ev(result, 1)],
+            ).markdown()
+        )
     kept = reset_counter(result)
-    text.append(claim(
-        "`reset()` left the counter at {n}: it empties dynamo's caches, not the counters." if kept.value == "kept"
-        else "`reset()` changed the counter from {m} to {n} on this torch.",
-        n=after, m=again if kept.value != "kept" else None, evidence=list(kept.evidence)).markdown())
+    text.append(
+        claim(
+            "`reset()` left the counter at {n}: it empties dynamo's caches, not the counters."
+            if kept.value == "kept"
+            else "`reset()` changed the counter from {m} to {n} on this torch.",
+            n=after,
+            m=again if kept.value != "kept" else None,
+            evidence=list(kept.evidence),
+        ).markdown()
+    )
     verdict = after_reset(result)
     if verdict.value == "not compiled again":
-        text.append(claim("The same tensor after the reset did not compile again on this torch.",
-                          evidence=list(verdict.evidence)).markdown())
+        text.append(
+            claim(
+                "The same tensor after the reset did not compile again on this torch.", evidence=list(verdict.evidence)
+            ).markdown()
+        )
     else:
-        text.append(claim(
-            "The same tensor then compiled again (`unique_graphs` {a} → {b})"
-            + (", and the recompile log stayed silent: with the cache empty, this is a first compile, not a recompile."
-               if verdict.value.endswith("no recompile logged") else ", and the log called it a recompile."),
-            a=after, b=last, evidence=list(verdict.evidence)).markdown())
+        text.append(
+            claim(
+                "The same tensor then compiled again (`unique_graphs` {a} → {b})"
+                + (
+                    ", and the recompile log stayed silent: with the cache empty, this is a first compile, not a recompile."
+                    if verdict.value.endswith("no recompile logged")
+                    else ", and the log called it a recompile."
+                ),
+                a=after,
+                b=last,
+                evidence=list(verdict.evidence),
+            ).markdown()
+        )
     return " ".join(text)
 
 
@@ -303,8 +413,9 @@ def _failure_ev(result: SnippetResult, reason: str):
 @fact("capture: the shorthand's calls", SHORTHAND, show=lambda v: ", ".join(f"{k}: {x}" for k, x in v.items()))
 def shorthand_calls(result: SnippetResult) -> Measured:
     steps = shorthand_steps(result)
-    return Measured({s["label"]: s["verdict"] for s in steps[1:]},
-                    tuple(line_of(result, s["label"] + " ") for s in steps))
+    return Measured(
+        {s["label"]: s["verdict"] for s in steps[1:]}, tuple(line_of(result, s["label"] + " ") for s in steps)
+    )
 
 
 @fact("capture: the shorthand predicted", SHORTHAND, show=lambda v: "every call" if not v else "missed " + ", ".join(v))
@@ -316,8 +427,14 @@ def shorthand_missed(result: SnippetResult) -> Measured:
 def shorthand_table(result: SnippetResult) -> str:
     rows = []
     for s in shorthand_steps(result):
-        rows.append([code(s["label"]), str(s["graphs"]) + markers_for([line_of(result, s["label"] + " ")]), s["verdict"],
-                     "<br>".join(code(shorten(r, 90)) + markers_for([_failure_ev(result, r)]) for r in s["reasons"]) or "—"])
+        rows.append(
+            [
+                code(s["label"]),
+                str(s["graphs"]) + markers_for([line_of(result, s["label"] + " ")]),
+                s["verdict"],
+                "<br>".join(code(shorten(r, 90)) + markers_for([_failure_ev(result, r)]) for r in s["reasons"]) or "—",
+            ]
+        )
     return table(["call", "unique_graphs", "what happened", "guard failures logged"], rows, "-r--")
 
 
@@ -326,23 +443,33 @@ def shorthand_verdict(result: SnippetResult) -> str:
     missed = shorthand_missed(result)
     steps = {s["label"]: s for s in shorthand_steps(result)}
     if not missed.value:
-        text = [claim(
-            "On this torch the shorthand predicted every call: new values reused the entry, and a new dtype and a new "
-            "shape each recompiled.", evidence=list(missed.evidence)).markdown()]
+        text = [
+            claim(
+                "On this torch the shorthand predicted every call: new values reused the entry, and a new dtype and a new "
+                "shape each recompiled.",
+                evidence=list(missed.evidence),
+            ).markdown()
+        ]
         last, before = steps.get("8x4 float32"), steps.get("4x4 float64")
         if last and before and len(last["reasons"]) > 1 and len(last["reasons"]) == before["graphs"]:
-            text.append(claim(
-                "Read the log of the last call closely, though: it lists {n} failures, one per entry already in the cache, "
-                "and each names what differs from *that* entry ({reasons}). The recompile log does not say what changed "
-                "since the previous call; it says which guard of each entry the call failed.",
-                n=Derived(len(last["reasons"])),  # = the entries before it: `unique_graphs` of the call before
-                reasons=Derived(last["reasons"], "; ".join(code(shorten(r, 70)) for r in last["reasons"])),
-                evidence=[_failure_ev(result, r) for r in last["reasons"]] + [line_of(result, "4x4 float64 ")]).markdown())
+            text.append(
+                claim(
+                    "Read the log of the last call closely, though: it lists {n} failures, one per entry already in the cache, "
+                    "and each names what differs from *that* entry ({reasons}). The recompile log does not say what changed "
+                    "since the previous call; it says which guard of each entry the call failed.",
+                    n=Derived(len(last["reasons"])),  # = the entries before it: `unique_graphs` of the call before
+                    reasons=Derived(last["reasons"], "; ".join(code(shorten(r, 70)) for r in last["reasons"])),
+                    evidence=[_failure_ev(result, r) for r in last["reasons"]] + [line_of(result, "4x4 float64 ")],
+                ).markdown()
+            )
         text.append(
             "It is a good first model, and it is incomplete: [lesson 3](../guards/) reads the guards themselves and "
-            "finds what else a recompile can hang on.")
+            "finds what else a recompile can hang on."
+        )
         return " ".join(text)
     return claim(
         "On this torch the shorthand missed {missed} (see the table). [Lesson 3](../guards/) reads the guards themselves, "
         "which is where the real rule is.",
-        missed=Derived(missed.value, ", ".join(code(w) for w in missed.value)), evidence=list(missed.evidence)).markdown()
+        missed=Derived(missed.value, ", ".join(code(w) for w in missed.value)),
+        evidence=list(missed.evidence),
+    ).markdown()

@@ -41,7 +41,11 @@ def limit_hit(result: SnippetResult) -> tuple[str, int] | None:
 
 def first_reasons(result: SnippetResult) -> list[str]:
     """The newest entry's failed guard of each recompile, in order (without a trailing "(HINT: ...)")."""
-    return [re.sub(r"\s+\(HINT:.*$", "", r.failures[0].reason).strip() for r in parse_recompiles(result.output) if r.failures]
+    return [
+        re.sub(r"\s+\(HINT:.*$", "", r.failures[0].reason).strip()
+        for r in parse_recompiles(result.output)
+        if r.failures
+    ]
 
 
 def _final(result: SnippetResult) -> int:
@@ -72,21 +76,32 @@ def _limit_claim(result: SnippetResult, what: str) -> str:
     name, value = limit_hit(result)
     graphs = steps(result.stdout)
     stopped = len({n for _, n in graphs[-2:]}) == 1
-    last_hit = len(first_reasons(result)) == graphs[-1][1]  # one recompile logged more than the graphs compiled after the first
+    last_hit = (
+        len(first_reasons(result)) == graphs[-1][1]
+    )  # one recompile logged more than the graphs compiled after the first
     return claim(
         ("The last of them hit {q_name} ({n}) instead of compiling" if last_hit else "It hit {q_name} ({n})")
         + " (the warning in the output)"
-        + (", and `unique_graphs` stayed at {final} for the remaining " + what + ": they ran without compiling."
-           if stopped else "."),
-        q_name=name, n=value, final=graphs[-1][1] if stopped else None,
-        evidence=list(limit.evidence) + ([_last_ev(result)] if stopped else [])).markdown()
+        + (
+            ", and `unique_graphs` stayed at {final} for the remaining " + what + ": they ran without compiling."
+            if stopped
+            else "."
+        ),
+        q_name=name,
+        n=value,
+        final=graphs[-1][1] if stopped else None,
+        evidence=list(limit.evidence) + ([_last_ev(result)] if stopped else []),
+    ).markdown()
 
 
 def _until_limit(result: SnippetResult, what: str) -> str:
     """Each new value logged a recompile until the limit."""
     k = len(first_reasons(result))
-    return claim("In all, {k} recompiles were logged, one per new " + what + " until the limit.", k=Derived(k),
-                 evidence=[line_of(result, "Recompiling function "), _last_ev(result)]).markdown()
+    return claim(
+        "In all, {k} recompiles were logged, one per new " + what + " until the limit.",
+        k=Derived(k),
+        evidence=[line_of(result, "Recompiling function "), _last_ev(result)],
+    ).markdown()
 
 
 def _two(a: str, b: str):
@@ -94,7 +109,9 @@ def _two(a: str, b: str):
 
 
 # -- learning-rate schedules --------------------------------------------------------------------
-@fact("realcode: graphs over 10 epochs (lr as a float, lr in a tensor)", LR_FLOAT, LR_TENSOR, show=_two("float", "tensor"))
+@fact(
+    "realcode: graphs over 10 epochs (lr as a float, lr in a tensor)", LR_FLOAT, LR_TENSOR, show=_two("float", "tensor")
+)
 def lr_graphs(floats: SnippetResult, tensors: SnippetResult) -> Measured:
     return Measured((_final(floats), _final(tensors)), (_last_ev(floats), _last_ev(tensors)))
 
@@ -112,16 +129,22 @@ def lr_limit(floats: SnippetResult) -> Measured:
 
 def lr_table(floats: SnippetResult, tensors: SnippetResult) -> str:
     a, b = steps(floats.stdout), steps(tensors.stdout)
-    rows = [[la, str(ga) + markers_for([line_of(floats, la + " ")]), str(gb) + markers_for([line_of(tensors, la + " ")])]
-            for (la, ga), (_, gb) in zip(a, b, strict=False)]
+    rows = [
+        [la, str(ga) + markers_for([line_of(floats, la + " ")]), str(gb) + markers_for([line_of(tensors, la + " ")])]
+        for (la, ga), (_, gb) in zip(a, b, strict=False)
+    ]
     return table(["epoch", "unique_graphs, lr as a float", "unique_graphs, lr in a tensor"], rows, "-rr")
 
 
 def lr_claim(floats: SnippetResult, tensors: SnippetResult) -> str:
     """The last epoch's counts of both versions, as a claim resting on the lines they printed."""
     g = lr_graphs(floats, tensors)
-    return claim("After the last epoch, `unique_graphs` was {f} with the float and {t} with the tensor.",
-                 f=g.value[0], t=g.value[1], evidence=list(g.evidence)).markdown()
+    return claim(
+        "After the last epoch, `unique_graphs` was {f} with the float and {t} with the tensor.",
+        f=g.value[0],
+        t=g.value[1],
+        evidence=list(g.evidence),
+    ).markdown()
 
 
 def lr_summary(floats: SnippetResult, tensors: SnippetResult) -> str:
@@ -131,30 +154,54 @@ def lr_summary(floats: SnippetResult, tensors: SnippetResult) -> str:
     f_graphs, t_graphs = g.value
     reasons = first_reasons(floats)
     reason = lr_reason(floats) if reasons else None
-    text = [claim(
-        "Over {n} epochs, the float version compiled {f} {g}"
-        + ("; the first recompile failed on {q_reason}: the learning rate was guarded as a constant" if reason else "") + ".",
-        n=Derived(n), f=f_graphs, g=_word(f_graphs, "graph"),
-        q_reason=Derived(reason.value, shorten(reason.value, 80)) if reason else None,
-        evidence=[g.evidence[0]] + (list(reason.evidence) if reason else [])).markdown()]
+    text = [
+        claim(
+            "Over {n} epochs, the float version compiled {f} {g}"
+            + (
+                "; the first recompile failed on {q_reason}: the learning rate was guarded as a constant"
+                if reason
+                else ""
+            )
+            + ".",
+            n=Derived(n),
+            f=f_graphs,
+            g=_word(f_graphs, "graph"),
+            q_reason=Derived(reason.value, shorten(reason.value, 80)) if reason else None,
+            evidence=[g.evidence[0]] + (list(reason.evidence) if reason else []),
+        ).markdown()
+    ]
     hit = limit_hit(floats)
     if 1 < f_graphs < n and not hit:
         settled = next(label for label, graphs in epochs if graphs == f_graphs)
-        text.append(claim(
-            "Then it stopped recompiling: `unique_graphs` stayed at {f} from {q_epoch} on, so every later value reused "
-            "the entry compiled there, whose guards no longer pinned the float's value (this torch made it a symbol, the "
-            "automatic dynamism [lesson 4](../dynamic/#scalars) shows for scalars).", f=f_graphs,
-            q_epoch=settled, evidence=[line_of(floats, settled + " "), g.evidence[0]]).markdown())
+        text.append(
+            claim(
+                "Then it stopped recompiling: `unique_graphs` stayed at {f} from {q_epoch} on, so every later value reused "
+                "the entry compiled there, whose guards no longer pinned the float's value (this torch made it a symbol, the "
+                "automatic dynamism [lesson 4](../dynamic/#scalars) shows for scalars).",
+                f=f_graphs,
+                q_epoch=settled,
+                evidence=[line_of(floats, settled + " "), g.evidence[0]],
+            ).markdown()
+        )
     elif f_graphs >= n:
-        text.append(claim("Every new value was a new entry: this torch kept specializing on the float.",
-                          evidence=[g.evidence[0]]).markdown())
+        text.append(
+            claim(
+                "Every new value was a new entry: this torch kept specializing on the float.", evidence=[g.evidence[0]]
+            ).markdown()
+        )
     elif hit:
         text.append(_until_limit(floats, "value"))
         text.append(_limit_claim(floats, "epochs"))
-    text.append(claim(
-        "The tensor version compiled {t} {g} for the same {n} learning rates"
-        + (": a value inside a tensor is data, and no guard reads it." if t_graphs == 1 else " on this torch."),
-        t=t_graphs, g=_word(t_graphs, "graph"), n=Derived(n), evidence=[g.evidence[1]]).markdown())
+    text.append(
+        claim(
+            "The tensor version compiled {t} {g} for the same {n} learning rates"
+            + (": a value inside a tensor is data, and no guard reads it." if t_graphs == 1 else " on this torch."),
+            t=t_graphs,
+            g=_word(t_graphs, "graph"),
+            n=Derived(n),
+            evidence=[g.evidence[1]],
+        ).markdown()
+    )
     return " ".join(t for t in text if t)
 
 
@@ -176,11 +223,17 @@ def _phase_ev(result: SnippetResult, label: str):
     return line_of(result, label + ":")
 
 
-@fact("realcode: graphs after 3 epochs of train/validate (as written, both modes warmed up)", TRAIN_EVAL, TRAIN_EVAL_WARM,
-      show=_two("as written", "warmed up"))
+@fact(
+    "realcode: graphs after 3 epochs of train/validate (as written, both modes warmed up)",
+    TRAIN_EVAL,
+    TRAIN_EVAL_WARM,
+    show=_two("as written", "warmed up"),
+)
 def train_eval_graphs(loop: SnippetResult, warm: SnippetResult) -> Measured:
     a, b = phase_steps(loop), phase_steps(warm)
-    return Measured((a[-1]["graphs"], b[-1]["graphs"]), (_phase_ev(loop, a[-1]["label"]), _phase_ev(warm, b[-1]["label"])))
+    return Measured(
+        (a[-1]["graphs"], b[-1]["graphs"]), (_phase_ev(loop, a[-1]["label"]), _phase_ev(warm, b[-1]["label"]))
+    )
 
 
 @fact("realcode: train/validate, the recompile's reason", TRAIN_EVAL, show=lambda v: shorten(v, 60) or "none logged")
@@ -201,8 +254,14 @@ def train_eval_table(loop: SnippetResult, warm: SnippetResult) -> str:
     rows = []
     for name, res in (("validate every epoch", loop), ("both modes warmed up first", warm)):
         for s in phase_steps(res):
-            rows.append([name, s["label"], str(s["graphs"]) + markers_for([_phase_ev(res, s["label"])]),
-                         "<br>".join(code(shorten(r, 70)) for r in s["reasons"]) or "—"])
+            rows.append(
+                [
+                    name,
+                    s["label"],
+                    str(s["graphs"]) + markers_for([_phase_ev(res, s["label"])]),
+                    "<br>".join(code(shorten(r, 70)) for r in s["reasons"]) or "—",
+                ]
+            )
     return table(["loop", "after", "unique_graphs", "recompile reason logged"], rows, "--r-")
 
 
@@ -213,35 +272,71 @@ def train_eval_summary(loop: SnippetResult, warm: SnippetResult) -> str:
     graphs = train_eval_graphs(loop, warm)
     reason = train_eval_reason(loop)
     first = next((s for s in a if s["reasons"]), None)
-    text = [claim(
-        "The loop ended with {n} {g}"
-        + ("; the second compiled at {q_when}, in the middle of training, and the log names the first guard it failed: "
-           "{q_reason}" if first else "") + ".",
-        n=graphs.value[0], g=_word(graphs.value[0], "graph"), q_when=first["label"] if first else None,
-        q_reason=Derived(reason.value, shorten(reason.value, 80)) if first else None,
-        evidence=[graphs.evidence[0]] + (list(reason.evidence) if first else [])).markdown()]
+    text = [
+        claim(
+            "The loop ended with {n} {g}"
+            + (
+                "; the second compiled at {q_when}, in the middle of training, and the log names the first guard it failed: "
+                "{q_reason}"
+                if first
+                else ""
+            )
+            + ".",
+            n=graphs.value[0],
+            g=_word(graphs.value[0], "graph"),
+            q_when=first["label"] if first else None,
+            q_reason=Derived(reason.value, shorten(reason.value, 80)) if first else None,
+            evidence=[graphs.evidence[0]] + (list(reason.evidence) if first else []),
+        ).markdown()
+    ]
     if first and "grad_mode" in reason.value:
-        text.append(claim("It names grad mode: `torch.no_grad()` around validation is enough to need a second entry, "
-                          "whatever `eval()` does to the modules.", evidence=list(reason.evidence)).markdown())
+        text.append(
+            claim(
+                "It names grad mode: `torch.no_grad()` around validation is enough to need a second entry, "
+                "whatever `eval()` does to the modules.",
+                evidence=list(reason.evidence),
+            ).markdown()
+        )
     elif first and "global_state" in reason.value.lower():
-        text.append(claim("That guard checks torch's global state, grad mode included, which `torch.no_grad()` around "
-                          "validation changes: that alone needs a second entry, whatever `eval()` does to the modules.",
-                          evidence=list(reason.evidence)).markdown())
+        text.append(
+            claim(
+                "That guard checks torch's global state, grad mode included, which `torch.no_grad()` around "
+                "validation changes: that alone needs a second entry, whatever `eval()` does to the modules.",
+                evidence=list(reason.evidence),
+            ).markdown()
+        )
     grew = [s for s in a if s["graphs"] > a[0]["graphs"]]
     if grew and a[-1]["graphs"] == grew[0]["graphs"] and len(grew) > 1:
-        text.append(claim("After that, toggling back and forth reused the two entries: one per mode, not one per toggle.",
-                          evidence=[_phase_ev(loop, grew[0]["label"]), graphs.evidence[0]]).markdown())
+        text.append(
+            claim(
+                "After that, toggling back and forth reused the two entries: one per mode, not one per toggle.",
+                evidence=[_phase_ev(loop, grew[0]["label"]), graphs.evidence[0]],
+            ).markdown()
+        )
     inside = warm_loop_compiles(warm)
-    text.append(claim(
-        "With both modes compiled before the loop ({w} {g} at warm-up), "
-        + ("the loop itself compiled nothing." if inside.value == 0 else "the loop still compiled on this torch; see the table."),
-        w=b[0]["graphs"], g=_word(b[0]["graphs"], "graph"), evidence=list(inside.evidence)).markdown())
+    text.append(
+        claim(
+            "With both modes compiled before the loop ({w} {g} at warm-up), "
+            + (
+                "the loop itself compiled nothing."
+                if inside.value == 0
+                else "the loop still compiled on this torch; see the table."
+            ),
+            w=b[0]["graphs"],
+            g=_word(b[0]["graphs"], "graph"),
+            evidence=list(inside.evidence),
+        ).markdown()
+    )
     return " ".join(text)
 
 
 # -- per-layer attributes and regional compilation ----------------------------------------------
-@fact("realcode: graphs for 12 blocks (layer_idx read in forward, a buffer)", LAYER_IDX, LAYER_BUFFER,
-      show=_two("layer_idx", "buffer"))
+@fact(
+    "realcode: graphs for 12 blocks (layer_idx read in forward, a buffer)",
+    LAYER_IDX,
+    LAYER_BUFFER,
+    show=_two("layer_idx", "buffer"),
+)
 def layer_graphs(fail: SnippetResult, fix: SnippetResult) -> Measured:
     return Measured((_final(fail), _final(fix)), (_last_ev(fail), _last_ev(fix)))
 
@@ -261,8 +356,10 @@ def layer_limit(fail: SnippetResult) -> Measured:
 
 def layer_table(fail: SnippetResult, fix: SnippetResult) -> str:
     a, b = steps(fail.stdout), steps(fix.stdout)
-    rows = [[la, str(ga) + markers_for([line_of(fail, la + " ")]), str(gb) + markers_for([line_of(fix, la + " ")])]
-            for (la, ga), (_, gb) in zip(a, b, strict=False)]
+    rows = [
+        [la, str(ga) + markers_for([line_of(fail, la + " ")]), str(gb) + markers_for([line_of(fix, la + " ")])]
+        for (la, ga), (_, gb) in zip(a, b, strict=False)
+    ]
     return table(["block", "unique_graphs, layer_idx read in forward", "unique_graphs, a buffer"], rows, "-rr")
 
 
@@ -273,35 +370,60 @@ def layer_summary(fail: SnippetResult, fix: SnippetResult) -> str:
     f_graphs, b_graphs = g.value
     reasons = first_reasons(fail)
     reason = layer_reason(fail)
-    text = [claim(
-        "Compiled block by block, the {n} blocks that read `layer_idx` made {f} {g}"
-        + ("; the first recompile failed on {q_reason}" if reason.value else "") + ".",
-        n=Derived(n), f=f_graphs, g=_word(f_graphs, "graph"),
-        q_reason=Derived(reason.value, shorten(reason.value, 70)) if reason.value else None,
-        evidence=[g.evidence[0]] + (list(reason.evidence) if reason.value else [])).markdown()]
+    text = [
+        claim(
+            "Compiled block by block, the {n} blocks that read `layer_idx` made {f} {g}"
+            + ("; the first recompile failed on {q_reason}" if reason.value else "")
+            + ".",
+            n=Derived(n),
+            f=f_graphs,
+            g=_word(f_graphs, "graph"),
+            q_reason=Derived(reason.value, shorten(reason.value, 70)) if reason.value else None,
+            evidence=[g.evidence[0]] + (list(reason.evidence) if reason.value else []),
+        ).markdown()
+    ]
     if len(reasons) >= 2 and f_graphs >= min(n, 3):
-        text.append(claim("The next failed on {q_b}: each block's index is guarded by value, so every new block needs "
-                          "an entry of its own.", q_b=Derived(reasons[1], shorten(reasons[1], 70)),
-                          evidence=[_reason_ev(fail, reasons[1])]).markdown())
+        text.append(
+            claim(
+                "The next failed on {q_b}: each block's index is guarded by value, so every new block needs "
+                "an entry of its own.",
+                q_b=Derived(reasons[1], shorten(reasons[1], 70)),
+                evidence=[_reason_ev(fail, reasons[1])],
+            ).markdown()
+        )
         text.append(_until_limit(fail, "block") if limit_hit(fail) else "")
         text.append(_limit_claim(fail, "blocks"))
     elif len(reasons) == 1 and f_graphs < n:
-        text.append(claim(
-            "After that one recompile, the later blocks reused the second entry, whatever their index: its guards no "
-            "longer pinned the integer's value (this torch made it a symbol).",
-            evidence=[line_of(fail, blocks[1][0] + " "), g.evidence[0]]).markdown())
+        text.append(
+            claim(
+                "After that one recompile, the later blocks reused the second entry, whatever their index: its guards no "
+                "longer pinned the integer's value (this torch made it a symbol).",
+                evidence=[line_of(fail, blocks[1][0] + " "), g.evidence[0]],
+            ).markdown()
+        )
     elif not reasons and f_graphs == n:
-        text.append(claim(
-            "No recompile was logged, yet every block added a graph: on this torch, each compiled block got an entry "
-            "of its own, whatever it reads.", evidence=[line_of(fail, blocks[1][0] + " "), g.evidence[0]]).markdown())
+        text.append(
+            claim(
+                "No recompile was logged, yet every block added a graph: on this torch, each compiled block got an entry "
+                "of its own, whatever it reads.",
+                evidence=[line_of(fail, blocks[1][0] + " "), g.evidence[0]],
+            ).markdown()
+        )
     if b_graphs == 1:
         tail = ": the buffer is a tensor input, so every block passes the same guards."
     elif b_graphs >= n:
         tail = ": on this torch the buffer did not help, and each block still compiled a graph of its own."
     else:
         tail = "."
-    text.append(claim("With the per-layer number in a buffer, the same {n} blocks made {b} {g}" + tail,
-                      n=Derived(n), b=b_graphs, g=_word(b_graphs, "graph"), evidence=[g.evidence[1]]).markdown())
+    text.append(
+        claim(
+            "With the per-layer number in a buffer, the same {n} blocks made {b} {g}" + tail,
+            n=Derived(n),
+            b=b_graphs,
+            g=_word(b_graphs, "graph"),
+            evidence=[g.evidence[1]],
+        ).markdown()
+    )
     return " ".join(t for t in text if t)
 
 
@@ -309,7 +431,9 @@ def layer_warning(fail: SnippetResult) -> str:
     lines = [ln for ln in fail.output.splitlines() if "hit config." in ln or "last reason" in ln]
     if not lines:
         return ""
-    return ("The warning from the run of `layer_idx.py`, as torch printed it:\n\n```text\n" + "\n".join(lines) + "\n```\n")
+    return (
+        "The warning from the run of `layer_idx.py`, as torch printed it:\n\n```text\n" + "\n".join(lines) + "\n```\n"
+    )
 
 
 # -- guard overhead -----------------------------------------------------------------------------
@@ -327,8 +451,11 @@ def guard_overhead(result: SnippetResult) -> dict:
     }
 
 
-@fact("realcode: guard_filter_fn with skip_guard_on_all_nn_modules_unsafe", GUARD_OVERHEAD,
-      show=lambda v: v if isinstance(v, str) else f"{v[0]} guards offered, {v[1]} kept")
+@fact(
+    "realcode: guard_filter_fn with skip_guard_on_all_nn_modules_unsafe",
+    GUARD_OVERHEAD,
+    show=lambda v: v if isinstance(v, str) else f"{v[0]} guards offered, {v[1]} kept",
+)
 def guard_filter(result: SnippetResult) -> Measured:
     g = guard_overhead(result)
     if not g["available"]:
@@ -358,32 +485,51 @@ def guard_overhead_summary(result: SnippetResult) -> str:
     lat = latency_line(result)
     lat_lines = [ln.strip() for ln in result.output.splitlines() if "Guard eval latency" in ln]
     if lat.value == "present":
-        text.append(claim(
-            "`TORCH_LOGS=guards` ends each dump with a *Guard eval latency* line: the time this torch measured to "
-            "evaluate that entry's guards once, right after building them. Here: {lat}.",
-            lat=Derived(g["latencies"], ", then ".join(f"{v} {u}" for v, u in g["latencies"])),
-            evidence=[line_of(result, ln) for ln in lat_lines]).markdown())
+        text.append(
+            claim(
+                "`TORCH_LOGS=guards` ends each dump with a *Guard eval latency* line: the time this torch measured to "
+                "evaluate that entry's guards once, right after building them. Here: {lat}.",
+                lat=Derived(g["latencies"], ", then ".join(f"{v} {u}" for v, u in g["latencies"])),
+                evidence=[line_of(result, ln) for ln in lat_lines],
+            ).markdown()
+        )
         compiled = g["times"].get("compiled, every guard")
         first_v, first_u = g["latencies"][0] if g["latencies"] else (None, None)
         if compiled is not None and first_u == "us" and float(first_v) > compiled:
-            text.append(claim(
-                "That one evaluation took longer than a whole call of the compiled model ({t} µs, the median in the "
-                "table): it is a single cold measurement, so read it as a sign of how many guards there are, not as "
-                "what each call pays.", t=f"{compiled:.1f}",
-                evidence=[line_of(result, lat_lines[0]), line_of(result, "compiled, every guard: ")]).markdown())
+            text.append(
+                claim(
+                    "That one evaluation took longer than a whole call of the compiled model ({t} µs, the median in the "
+                    "table): it is a single cold measurement, so read it as a sign of how many guards there are, not as "
+                    "what each call pays.",
+                    t=f"{compiled:.1f}",
+                    evidence=[line_of(result, lat_lines[0]), line_of(result, "compiled, every guard: ")],
+                ).markdown()
+            )
     else:
-        text.append(claim("This torch's guard dump has no *Guard eval latency* line.", evidence=list(lat.evidence)).markdown())
+        text.append(
+            claim("This torch's guard dump has no *Guard eval latency* line.", evidence=list(lat.evidence)).markdown()
+        )
     filt = guard_filter(result)
     if filt.value == "absent":
-        text.append(claim("`guard_filter_fn` and the `skip_guard_on_*_unsafe` helpers do not exist in this torch, so the "
-                          "filtered model was not compiled.", evidence=list(filt.evidence)).markdown())
+        text.append(
+            claim(
+                "`guard_filter_fn` and the `skip_guard_on_*_unsafe` helpers do not exist in this torch, so the "
+                "filtered model was not compiled.",
+                evidence=list(filt.evidence),
+            ).markdown()
+        )
     else:
         offered, kept = filt.value
-        text.append(claim(
-            "The filter was offered {offered} guards and kept {kept}: the helper dropped every guard whose source is inside "
-            "a module (parameters, attributes), and the compiled model no longer re-checks those on each call. That is the "
-            "unsafe part: change such an attribute after compiling, and the compiled code will not notice.",
-            offered=offered, kept=kept, evidence=list(filt.evidence)).markdown())
+        text.append(
+            claim(
+                "The filter was offered {offered} guards and kept {kept}: the helper dropped every guard whose source is inside "
+                "a module (parameters, attributes), and the compiled model no longer re-checks those on each call. That is the "
+                "unsafe part: change such an attribute after compiling, and the compiled code will not notice.",
+                offered=offered,
+                kept=kept,
+                evidence=list(filt.evidence),
+            ).markdown()
+        )
     return " ".join(text)
 
 
@@ -405,8 +551,9 @@ def set_logs_summary(result: SnippetResult) -> str:
     if verbose:
         text.append(
             f"`recompiles_verbose=True` logged the next one with a section per cache entry ({entries} here), "
-            "each listing what failed against that entry." if entries else
-            "`recompiles_verbose=True` logged the next one; see the block above for its format on this torch."
+            "each listing what failed against that entry."
+            if entries
+            else "`recompiles_verbose=True` logged the next one; see the block above for its format on this torch."
         )
     else:
         text.append("`recompiles_verbose` logged nothing on this torch.")
@@ -422,36 +569,61 @@ def _outcome(text: str) -> str:
     return f"FAILED ({m.group(1)})" if m else text.split(",")[0]
 
 
-@fact("realcode: a fail_on_recompile test (fixed batch size, batch marked dynamic)", STANCE_TEST,
-      show=lambda v: v if isinstance(v, str) else f"{v[0]}, {v[1]}")
+@fact(
+    "realcode: a fail_on_recompile test (fixed batch size, batch marked dynamic)",
+    STANCE_TEST,
+    show=lambda v: v if isinstance(v, str) else f"{v[0]}, {v[1]}",
+)
 def stance_test(result: SnippetResult) -> Measured:
     if "does not exist in this torch" in result.stdout:
         return Measured("set_stance absent", (line_of(result, "does not exist in this torch"),))
     r = stance_results(result)
-    return Measured((_outcome(r["test_fixed_batch_size"]), _outcome(r["test_batch_marked_dynamic"])),
-                    (line_of(result, "test_fixed_batch_size: "), line_of(result, "test_batch_marked_dynamic: ")))
+    return Measured(
+        (_outcome(r["test_fixed_batch_size"]), _outcome(r["test_batch_marked_dynamic"])),
+        (line_of(result, "test_fixed_batch_size: "), line_of(result, "test_batch_marked_dynamic: ")),
+    )
 
 
 def stance_summary(result: SnippetResult) -> str:
     verdict = stance_test(result)
     if verdict.value == "set_stance absent":
-        return claim("`torch.compiler.set_stance` does not exist in this torch: this kind of test needs a newer release.",
-                     evidence=list(verdict.evidence)).markdown()
+        return claim(
+            "`torch.compiler.set_stance` does not exist in this torch: this kind of test needs a newer release.",
+            evidence=list(verdict.evidence),
+        ).markdown()
     r = stance_results(result)
     fixed, marked = r.get("test_fixed_batch_size", ""), r.get("test_batch_marked_dynamic", "")
     text = []
     if fixed.startswith("FAILED"):
-        text.append(claim("`test_fixed_batch_size` failed, as a test should when its code recompiles: {q_msg}.",
-                          q_msg=Derived(fixed, shorten(fixed[len("FAILED, "):], 110)), evidence=[verdict.evidence[0]]).markdown())
+        text.append(
+            claim(
+                "`test_fixed_batch_size` failed, as a test should when its code recompiles: {q_msg}.",
+                q_msg=Derived(fixed, shorten(fixed[len("FAILED, ") :], 110)),
+                evidence=[verdict.evidence[0]],
+            ).markdown()
+        )
     elif fixed:
-        text.append(claim("`test_fixed_batch_size` passed on this torch: the short batch did not recompile.",
-                          evidence=[verdict.evidence[0]]).markdown())
+        text.append(
+            claim(
+                "`test_fixed_batch_size` passed on this torch: the short batch did not recompile.",
+                evidence=[verdict.evidence[0]],
+            ).markdown()
+        )
     if marked == "PASSED":
-        text.append(claim("`test_batch_marked_dynamic`, with the batch dimension marked dynamic before the warm-up, passed.",
-                          evidence=[verdict.evidence[1]]).markdown())
+        text.append(
+            claim(
+                "`test_batch_marked_dynamic`, with the batch dimension marked dynamic before the warm-up, passed.",
+                evidence=[verdict.evidence[1]],
+            ).markdown()
+        )
     elif marked:
-        text.append(claim("`test_batch_marked_dynamic` did not pass on this torch: {q_msg}.",
-                          q_msg=Derived(marked, shorten(marked, 110)), evidence=[verdict.evidence[1]]).markdown())
+        text.append(
+            claim(
+                "`test_batch_marked_dynamic` did not pass on this torch: {q_msg}.",
+                q_msg=Derived(marked, shorten(marked, 110)),
+                evidence=[verdict.evidence[1]],
+            ).markdown()
+        )
     return " ".join(text)
 
 
@@ -467,12 +639,18 @@ def trace_summary(result: SnippetResult, page_url: str) -> str:
     written = trace_files(result)
     n = written.value
     if not any(name.startswith("trace/") for name in result.artifacts):
-        return claim("This torch wrote {n} {f} under `TORCH_TRACE`, so there is no tlparse report for this build.",
-                     n=n, f=_word(n, "trace file"), evidence=list(written.evidence)).markdown()
+        return claim(
+            "This torch wrote {n} {f} under `TORCH_TRACE`, so there is no tlparse report for this build.",
+            n=n,
+            f=_word(n, "trace file"),
+            evidence=list(written.evidence),
+        ).markdown()
     link = relative_link(page_url, tlparse.report_path(result) + "index.html")
     raw = relative_link(page_url, tlparse.report_path(result) + "raw.log")
     return claim(
-        "This torch wrote {n} {f}.", n=n, f=_word(n, "trace file"), evidence=list(written.evidence)).markdown() + (
+        "This torch wrote {n} {f}.", n=n, f=_word(n, "trace file"), evidence=list(written.evidence)
+    ).markdown() + (
         f" The build ran tlparse on the recorded trace: [open the tlparse report of this run]({link}){{ .md-button }} "
         f"(or [the trace itself]({raw})). Its index lists every compile by compile id, with each one's graph, guards "
-        "and, for a recompile, the reason.")
+        "and, for a recompile, the reason."
+    )
