@@ -90,9 +90,12 @@ def test_a_snippet_edit_shows_as_that_snippets_diff(scratch):
     assert "-one\n" in text and "+ONE\n" in text and " unchanged\n" in text
 
 
-def test_what_changed_page_renders_the_diff_against_a_base(tmp_path):
+def test_what_changed_page_renders_the_diff_against_a_base(tmp_path, built_site):
+    """The session's build (replayed: nothing runs again) compared with 2.2.2's record."""
     base = fixture_file(tmp_path, "2.2.2")
-    proc = mkdocs_build(ROOT, tmp_path / "site", {"FIELDGUIDE_BASE_RECORD": str(base)})
+    env = {"FIELDGUIDE_BASE_RECORD": str(base), "FIELDGUIDE_REPLAY": str(built_site / "record.json"),
+           "FIELDGUIDE_CACHE_DIR": str(tmp_path / "cache")}
+    proc = mkdocs_build(ROOT, tmp_path / "site", env)
     assert proc.returncode == 0, proc.stderr
     page = (tmp_path / "site" / "build" / "changes" / "index.html").read_text()
     assert "Compared with a build of torch <code>2.2.2</code>" in page
@@ -106,8 +109,11 @@ def test_what_changed_page_without_a_base(built_site):
 
 def test_bad_base_record_fails_the_build(tmp_path):
     (tmp_path / "bad.json").write_text("not json")
-    proc = mkdocs_build(ROOT, tmp_path / "site", {"FIELDGUIDE_BASE_RECORD": str(tmp_path / "bad.json")})
+    # (an empty cache: the build must fail on the base record before it executes anything)
+    env = {"FIELDGUIDE_BASE_RECORD": str(tmp_path / "bad.json"), "FIELDGUIDE_CACHE_DIR": str(tmp_path / "cache")}
+    proc = mkdocs_build(ROOT, tmp_path / "site", env)
     assert proc.returncode != 0 and "the base record" in proc.stdout + proc.stderr
+    assert "executed" not in proc.stdout + proc.stderr
 
 
 # -- fast unit tests of compare(), on records built in memory ------------------------------------

@@ -240,6 +240,7 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
             raise _fail(str(exc)) from None
         except CollectError as exc:
             raise _fail(f"bad snippet fence(s):\n{exc}") from None
+        base = self._base()  # a bad base record fails the build before anything runs
         if settings.replay:  # execution disabled: render from an earlier build's record
             build = self._replay(settings.replay, jobs)
         else:
@@ -248,7 +249,7 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
             build, live=not settings.replay, replay=self.render_state.replay)
         for result in build.snippets:
             result.pages = [urls[p] for p in result.pages]
-        self.build = context.BuildContext(settings, build, self._base(), self.render_state)
+        self.build = context.BuildContext(settings, build, base, self.render_state)
         context.activate(self.build)
         self._add_downloads(files, config, build.snippets)
         self._add_release_outputs(files, config, build)
