@@ -11,6 +11,7 @@ def test_noise_becomes_placeholders():
     text = (
         "[2026-11-29 11:21:32,750] compiled at 0x7f3a2b4c5d60\n"
         "___check_obj_id(L['self'], 140234567890123)\n"
+        "___check_obj_id(L['mod'], 94567890123)\n"  # (an id too short for the generic long-number rule)
         "___check_type_id(L['x'], 94567890123)\n"
         "Guard eval latency = 12.34 us\n"
         "  took    5.2 ms and 310ns\n"
@@ -21,6 +22,7 @@ def test_noise_becomes_placeholders():
     assert out.splitlines() == [
         "[<timestamp>] compiled at <addr>",
         "___check_obj_id(L['self'], <id>)",
+        "___check_obj_id(L['mod'], <id>)",
         "___check_type_id(L['x'], <id>)",
         "Guard eval latency = <latency> us",
         "  took <duration> and <duration>",
