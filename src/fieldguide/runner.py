@@ -212,8 +212,12 @@ def install(events_path: str, limit: int) -> _Capture:
 
 
 # -- confinement --------------------------------------------------------------------------------
-_CLONE_NEWNS = 0x00020000
+_CLONE_NEWNS, _CLONE_NEWUSER, _CLONE_NEWPID = 0x00020000, 0x10000000, 0x20000000
 _MS_RDONLY, _MS_REMOUNT, _MS_BIND, _MS_REC, _MS_PRIVATE = 1, 32, 4096, 16384, 1 << 18
+_MS_NOSUID, _MS_NODEV, _MS_NOEXEC = 2, 4, 8
+# statvfs flags of a mount -> the mount flags a remount inside a user namespace must keep (locked)
+_KEPT_FLAGS = {2: 2, 4: 4, 8: 8, 16: 16, 64: 64, 1024: 1024, 2048: 2048, 4096: 1 << 21}
+_PR_SET_PDEATHSIG, _PR_CAPBSET_DROP, _PR_SET_NO_NEW_PRIVS, _PR_CAP_AMBIENT = 1, 24, 38, 47
 _WRITE_EVENTS = {
     "os.remove": 0, "os.rmdir": 0, "os.mkdir": 0, "os.rename": (0, 1), "os.symlink": 1, "os.link": 1,
     "os.chmod": 0, "os.chown": 0, "os.truncate": 0, "os.utime": 0, "shutil.rmtree": 0, "os.chflags": 0,
@@ -229,28 +233,111 @@ def _inside(path, root: str) -> bool:
     return path == root or path.startswith(root + os.sep)
 
 
-def _mount_read_only(root: str) -> bool:
-    """A private mount namespace in which the repository is a read-only bind mount (needs privilege)."""
-    try:
-        import ctypes
+def _libc():
+    import ctypes
 
-        libc = ctypes.CDLL(None, use_errno=True)
-        if libc.unshare(_CLONE_NEWNS) != 0:
-            return False
+    return ctypes.CDLL(None, use_errno=True)
+
+
+def _unshare(flags: int) -> bool:
+    try:
+        return _libc().unshare(flags) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def _map_ids(uid: int, gid: int) -> bool:
+    """In a new user namespace: be the same user and group as outside it (one id each)."""
+    try:
+        for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"), ("gid_map", f"{gid} {gid} 1")):
+            with open(f"/proc/self/{name}", "w", encoding="ascii") as fh:
+                fh.write(text)
+        return True
+    except OSError:
+        return False
+
+
+def _mount_read_only(root: str) -> bool:
+    """In this process's own mount namespace: the repository as a read-only bind mount."""
+    try:
+        libc = _libc()
         r = root.encode()
+        # inside a user namespace a remount must keep the flags the mount has (nosuid, nodev, ...)
+        have = os.statvfs(root).f_flag
+        keep = sum(ms for st, ms in _KEPT_FLAGS.items() if have & st)
         return (
-            libc.mount(b"none", b"/", None, _MS_REC | _MS_PRIVATE, None) == 0
-            and libc.mount(r, r, None, _MS_BIND | _MS_REC, None) == 0
-            and libc.mount(None, r, None, _MS_BIND | _MS_REMOUNT | _MS_RDONLY, None) == 0
+            libc.mount(r, r, None, _MS_BIND | _MS_REC, None) == 0
+            and libc.mount(None, r, None, _MS_BIND | _MS_REMOUNT | _MS_RDONLY | keep, None) == 0
         )
     except (OSError, AttributeError):
         return False
 
 
-def confine(request: dict) -> bool:
-    """Read-only repository (True if by a mount namespace) and capped memory. Single-threaded only."""
-    root = request.get("root") or ""
-    read_only = bool(root) and _mount_read_only(root)
+def isolate(root: str) -> tuple[bool, bool]:
+    """Unshare this (single-threaded, just forked) process's namespaces, as far as the kernel allows.
+
+    Returns (its next child is PID 1 of a new PID namespace, the repository is read-only by a
+    mount). As root: a mount and a PID namespace. Otherwise: a user namespace in which this
+    process keeps its own uid and gid, owning the mount and PID namespaces. Neither possible:
+    (False, False), and the caller falls back to the subreaper and the audit hook.
+    """
+    uid, gid = os.geteuid(), os.getegid()
+    attempts = (
+        [_CLONE_NEWNS | _CLONE_NEWPID, _CLONE_NEWNS, _CLONE_NEWPID]
+        if uid == 0
+        else [_CLONE_NEWUSER | _CLONE_NEWNS | _CLONE_NEWPID]
+    )
+    for flags in attempts:
+        if _unshare(flags):
+            break
+    else:
+        return False, False
+    if flags & _CLONE_NEWUSER and not _map_ids(uid, gid):
+        raise OSError("a new user namespace refused this user's uid/gid map")
+    read_only = False
+    if flags & _CLONE_NEWNS:
+        # nothing mounted in here may propagate out (the read-only repository, the new /proc)
+        if _libc().mount(b"none", b"/", None, _MS_REC | _MS_PRIVATE, None) != 0:
+            raise OSError("cannot make the snippet's mount namespace private")
+        read_only = bool(root) and _mount_read_only(root)
+    return bool(flags & _CLONE_NEWPID), read_only
+
+
+def _die_with_parent(parent: int | None) -> None:
+    """SIGKILL this process when its parent dies (whatever kills the parent)."""
+    try:
+        _libc().prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+    if parent is not None and os.getppid() != parent:  # the parent died before the prctl
+        os._exit(70)
+
+
+def drop_privileges() -> None:
+    """No capabilities, now or after an exec: the snippet cannot undo its read-only mount."""
+    try:
+        import ctypes
+
+        libc = _libc()
+        libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+        libc.prctl(_PR_CAP_AMBIENT, 4, 0, 0, 0)  # PR_CAP_AMBIENT_CLEAR_ALL
+        for cap in range(64):
+            if libc.prctl(_PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 and ctypes.get_errno() == errno.EINVAL:
+                break  # past the last capability this kernel knows
+
+        class Header(ctypes.Structure):
+            _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+        class Data(ctypes.Structure):
+            _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
+
+        libc.capset(ctypes.byref(Header(0x20080522, 0)), (Data * 2)())  # _LINUX_CAPABILITY_VERSION_3
+    except (OSError, AttributeError):
+        pass
+
+
+def confine(request: dict) -> None:
+    """Capped memory. Single-threaded only."""
     limit = request.get("memory_limit")
     if limit:
         import resource
@@ -265,7 +352,6 @@ def confine(request: dict) -> bool:
                 resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
         except (ValueError, OSError):
             pass
-    return read_only
 
 
 TORCH_IMPORT_ALLOWANCE = 8 * 1024**3
@@ -362,25 +448,123 @@ def _at_exit() -> None:
         pass
 
 
-def become_snippet(request: dict, prepare=None) -> None:
+def start_snippet(request: dict, prepare=None, close=()) -> int:
+    """Fork the snippet's process tree; return the pid its supervisor waits for and kills.
+
+    That process (a session leader) exits as the snippet did, exit code or signal. Where the kernel
+    allows it, it is outside and the snippet inside a new PID namespace (see the module docstring);
+    otherwise it is the snippet's process itself. `close`: fds of the supervisor the tree must not
+    hold. `prepare` as for become_snippet.
+    """
+    parent = os.getpid()
+    pid = os.fork()
+    if pid:
+        return pid
+    try:
+        for fd in close:
+            os.close(fd)
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)  # not the supervisor's stdin (the warm worker's requests)
+        os.close(null)
+        os.setsid()  # own process group and session: the supervisor kills the group at the timeout
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the supervisor's handler
+        _die_with_parent(parent)
+        pid_namespace, read_only = isolate(request.get("root") or "")
+    except BaseException:  # noqa: BLE001
+        traceback.print_exc()
+        os._exit(70)
+    if not pid_namespace:
+        become_snippet(request, prepare, read_only)
+    _outside(request, prepare, read_only)
+
+
+def _outside(request: dict, prepare, read_only: bool) -> None:
+    """The tree's top, in the supervisor's PID namespace: start its init, exit as the snippet did."""
+    code = 70
+    try:
+        report, status_fd = os.pipe()
+        init = os.fork()
+        if init == 0:
+            os.close(report)
+            _init(request, prepare, read_only, status_fd)
+        os.close(status_fd)
+        _, raw = os.waitpid(init, 0)
+        with os.fdopen(report, "rb") as fh:
+            said = fh.read()
+        status = int(said) if said else raw  # the init reports the snippet's status, unless killed
+        if os.WIFSIGNALED(status):
+            import resource
+
+            sig = os.WTERMSIG(status)
+            resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+            signal.signal(sig, signal.SIG_DFL)
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, [sig])
+            os.kill(os.getpid(), sig)  # end by the snippet's signal, as `python file.py` would
+            code = 128 + sig
+        else:
+            code = os.waitstatus_to_exitcode(status)
+    except BaseException:  # noqa: BLE001
+        traceback.print_exc()
+    finally:
+        os._exit(code)
+
+
+def _init(request: dict, prepare, read_only: bool, status_fd: int) -> None:
+    """PID 1 of the snippet's PID namespace: fork the snippet, reap orphans, and when the snippet
+    ends, end: the kernel then kills every process left in the namespace. Signals from inside it
+    cannot reach this process (it handles none)."""
+    status = None
+    try:
+        _die_with_parent(None)  # (its parent is outside the namespace: getppid() is 0 in here)
+        for sig in signal.valid_signals():
+            if callable(signal.getsignal(sig)):  # SIGINT's KeyboardInterrupt, a supervisor's SIGTERM
+                signal.signal(sig, signal.SIG_DFL)
+        try:  # a /proc of this namespace: the snippet sees (and can open) only its own processes
+            _libc().mount(b"proc", b"/proc", b"proc", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC, None)
+        except (OSError, AttributeError):
+            pass
+        child = os.fork()
+        if child == 0:
+            os.close(status_fd)
+            become_snippet(request, prepare, read_only)
+        while status is None:
+            try:
+                pid, raw = os.wait()
+            except ChildProcessError:
+                break
+            if pid == child:
+                status = raw
+    except BaseException:  # noqa: BLE001
+        traceback.print_exc()
+    finally:
+        if status is not None:
+            try:
+                os.write(status_fd, str(status).encode())
+            except OSError:
+                pass
+        os._exit(0 if status is not None else 70)
+
+
+def become_snippet(request: dict, prepare=None, read_only: bool = False) -> None:
     """In a freshly forked child: turn this process into the snippet's. Never returns.
 
     `prepare` runs after the streams are installed and before the snippet (the warm worker resets
-    what the fork carried over there).
+    what the fork carried over there). `read_only`: the repository is already a read-only mount.
     """
     code = 70
     try:
-        os.setsid()  # own process group and session
+        if os.getpgrp() != os.getpid():
+            os.setsid()  # own process group and session
         signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the supervisor's handler
-        os.chdir(request["cwd"])
+        os.chdir(request["cwd"])  # after the read-only mount: a cwd taken before it would still write
         os.environ.clear()
         os.environ.update(request["env"])
         null = os.open(os.devnull, os.O_RDONLY)
         os.dup2(null, 0)
         os.close(null)
         sys.stdin = open(0, closefd=False)  # noqa: SIM115
-        read_only = confine(request)
-        os.chdir(request["cwd"])  # again: a cwd taken before the read-only mount would still write
+        confine(request)
+        drop_privileges()
         capture = install(request["events"], request.get("output_limit") or 1 << 62)
         watch(request.get("root") or "", read_only, capture)
         if prepare is not None:
@@ -400,14 +584,12 @@ def become_snippet(request: dict, prepare=None) -> None:
 
 
 def main() -> None:
-    """The fresh executor's supervisor: fork the snippet, wait for it, kill what it left behind."""
+    """The fresh executor's supervisor: start the snippet, wait for it, kill what it left behind."""
     request = json.loads(sys.argv[1])
     result_file = sys.argv[2]
     become_subreaper()
     terminate_on_signal()
-    pid = os.fork()
-    if pid == 0:
-        become_snippet(request)
+    pid = start_snippet(request)
     code, timed_out = supervise(pid, request["timeout"])
     with open(result_file, "w", encoding="utf-8") as fh:
         json.dump({"exit": code, "timed_out": timed_out}, fh)

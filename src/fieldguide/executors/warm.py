@@ -286,7 +286,7 @@ def warm_state() -> dict:
 
 
 def worker_main() -> None:
-    from ..runner import become_snippet
+    from ..runner import start_snippet
     from .base import become_subreaper, supervise, terminate_on_signal
 
     become_subreaper()
@@ -302,10 +302,8 @@ def worker_main() -> None:
     protocol.write(json.dumps({"ready": True}) + "\n")
     for line in sys.stdin:
         req = json.loads(line)
-        pid = os.fork()
-        if pid == 0:
-            os.close(protocol_fd)  # the snippet cannot write replies
-            become_snippet(req, prepare=reset_torch_state)
+        # the snippet's tree cannot write replies (nor read requests: start_snippet replaces fd 0)
+        pid = start_snippet(req, prepare=reset_torch_state, close=[protocol_fd])
         protocol.write(json.dumps({"pid": pid}) + "\n")
         code, timed_out = supervise(pid, req["timeout"])
         protocol.write(json.dumps({"exit": code, "timed_out": timed_out}) + "\n")
