@@ -497,7 +497,8 @@ def _outside(request: dict, prepare, read_only: bool) -> None:
 
             sig = os.WTERMSIG(status)
             resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-            signal.signal(sig, signal.SIG_DFL)
+            if sig != signal.SIGKILL:
+                signal.signal(sig, signal.SIG_DFL)
             signal.pthread_sigmask(signal.SIG_UNBLOCK, [sig])
             os.kill(os.getpid(), sig)  # end by the snippet's signal, as `python file.py` would
             code = 128 + sig
