@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import time
 from pathlib import Path
 
@@ -158,13 +159,14 @@ def test_declared_exit_code(scratch):
 
 @pytest.mark.parametrize("executor", EXECUTORS)
 def test_timeout_kills_the_snippet_and_its_children(scratch, executor, tmp_path_factory):
-    pidfile = tmp_path_factory.mktemp("outside") / "child.pid"  # the repository is read-only to snippets
+    ready = tmp_path_factory.mktemp("outside") / "ready"  # the repository is read-only to snippets
+    marker = f"fieldguide-test-child-{os.getpid()}-{executor}-{time.monotonic_ns()}"  # a snippet's pids are its own namespace's
     scratch.snippet(
         "f/slow.py",
         f"""
-        import subprocess, time
-        child = subprocess.Popen(["sleep", "300"])
-        open({str(pidfile)!r}, "w").write(str(child.pid))
+        import subprocess, sys, time
+        child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)", {marker!r}])
+        open({str(ready)!r}, "w").write("started")
         print("started", flush=True)
         time.sleep(300)
         """,
@@ -174,12 +176,25 @@ def test_timeout_kills_the_snippet_and_its_children(scratch, executor, tmp_path_
         run_jobs(scratch, {"docs/slow.md": '```snippet path="f/slow.py" timeout="3"\n```\n'}, executor)
     assert time.monotonic() - start < 60
     assert "ran past its timeout of 3s" in str(info.value) and "docs/slow.md" in str(info.value)
-    child = int(pidfile.read_text())
+    assert ready.read_text() == "started"
+
+    def alive() -> list[str]:
+        found = []
+        for entry in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                if marker.encode() in Path(f"/proc/{entry}/cmdline").read_bytes():
+                    found.append(entry)
+            except OSError:
+                pass
+        return found
+
     for _ in range(50):
-        if not Path(f"/proc/{child}").exists() or "Z" in Path(f"/proc/{child}/stat").read_text().split()[2]:
+        if not alive():
             break
         time.sleep(0.1)
     else:
+        for entry in alive():
+            os.kill(int(entry), signal.SIGKILL)
         pytest.fail("the snippet's child process outlived the timeout")
 
 

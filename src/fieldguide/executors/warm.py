@@ -73,6 +73,7 @@ class _Worker:
             start_new_session=True,  # a terminal's Ctrl-C reaches the build, which stops the worker
         )
         self._buffer = b""
+        self.eof = False
         self.child: int | None = None
         self.python = python
 
@@ -106,6 +107,7 @@ class _Worker:
                 continue
             chunk = os.read(fd, 65536)
             if not chunk:
+                self.eof = True  # the worker is gone (it may not be reaped yet: poll() can still say alive)
                 return None
             self._buffer += chunk
         line, self._buffer = self._buffer.split(b"\n", 1)
@@ -220,7 +222,7 @@ class WarmExecutor(Executor):
                 if reply is None or "exit" not in reply:
                     raise WorkerError(
                         "the warm worker running it died"
-                        if not worker.alive() or self._aborted
+                        if worker.eof or not worker.alive() or self._aborted
                         else f"the warm worker running it did not report within {timeout + KILL_GRACE:g}s"
                     )
             except (WorkerError, OSError) as exc:
