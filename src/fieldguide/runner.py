@@ -10,12 +10,40 @@ at its timeout still leaves what it printed. Both levels are captured, in the or
   fds 1 and 2 are pipes read back by the snippet's own process, before each Python-level write
   and by a background reader, so they land in their place among the Python-level writes.
 
-Before the snippet runs, the process is confined (`confine`): the repository is read-only to it
-(a private mount namespace where the kernel allows one, else an audit hook refusing writes), its
-address space is capped, and output past a limit stops it. Files it reads under the repository
-are reported, so the cache can tell when a data file changed.
+The snippet's process tree (`start_snippet`), forked by its supervisor (the warm worker, or the
+fresh executor's `python -m fieldguide.runner`):
 
-The fresh executor runs this module as a supervisor, which forks the snippet and cleans up:
+    supervisor ── top (a session leader; exits as the snippet did: its code, or its signal)
+                   └─ init: PID 1 of a new PID namespace
+                       └─ the snippet (PID 2), and everything it starts
+
+* When the snippet ends, its init ends, and the kernel kills every process left in the namespace,
+  wherever it went (double fork, `setsid`). At the timeout the supervisor kills the top's process
+  group (the top and the init), with the same effect.
+* The snippet cannot signal anything outside its namespace (a pid names only processes inside
+  it), nor its init (PID 1 receives no signal it has no handler for from inside). It has a /proc
+  of its own namespace, so it cannot open its supervisor's fds or memory either.
+* The top and the init die with their parent (PR_SET_PDEATHSIG): whatever kills the supervisor
+  (the OOM killer, an administrator), the snippet's tree dies with it.
+* The namespace also gives the snippet a mount namespace in which the repository is a read-only
+  bind mount: a write by any means (Python, C code, `sh -c 'echo > file'`) fails with EROFS.
+  The snippet then gives up every capability (bounding set included, and no_new_privs), so it
+  cannot remount it read-write or unmount it.
+* As root the namespaces are made directly; a non-root builder gets them inside a new user
+  namespace in which it keeps its own uid and gid (`unshare -rm true` working means it can).
+
+The fallback, where the kernel allows no namespace (no privilege, user namespaces disabled): the
+top is the snippet's process itself, and the supervisor is a child subreaper that kills what the
+snippet abandoned when it ends (base.supervise). That does not hold against a snippet that kills
+its own supervisor (its daemons then re-parent to init), and the repository is guarded only by an
+audit hook refusing Python-level writes (`os.open`, `open`, `os.remove`, ...): C code and child
+processes get through. The tests show both limits and are skipped only where no namespace exists.
+
+In the snippet's process, before it runs: its address space is capped (`confine`), output past a
+limit stops it, and files it reads under the repository are reported, so the cache can tell when
+a data file changed.
+
+The fresh executor runs this module as the snippet's supervisor:
 
     python -m fieldguide.runner REQUEST_JSON RESULT_FILE
 """

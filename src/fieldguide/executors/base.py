@@ -1,11 +1,14 @@
 """What every executor shares: the result of a run, the environment and limits a snippet runs
 under, and the supervision that makes sure nothing a snippet starts outlives it.
 
-A snippet always runs in a child process of a *supervisor* (the warm worker, or the fresh
-executor's `python -m fieldguide.runner`). The supervisor is a Linux child subreaper: processes
-the snippet starts and abandons (a double fork, `setsid`) are re-parented to it instead of to
-init, so when the snippet ends, normally or at its timeout, the supervisor finds and kills every
-process left below it before it reports the snippet's exit.
+A snippet always runs below a *supervisor* (the warm worker, or the fresh executor's
+`python -m fieldguide.runner`), in a PID namespace of its own where the kernel allows one
+(runner.start_snippet: when the snippet ends, its namespace's init ends and the kernel kills the
+rest). The supervisor enforces the timeout by killing the snippet tree's top process group. It is
+also a Linux child subreaper: processes that escape (only possible without a PID namespace: a
+double fork, `setsid`) are re-parented to it instead of to init, so when the snippet ends,
+normally or at its timeout, the supervisor finds and kills every process left below it before it
+reports the snippet's exit.
 
 This module imports only the standard library: the runner and the warm worker import it.
 """

@@ -1,7 +1,8 @@
 """The fresh executor: one new interpreter per snippet, exactly a reader's fresh run.
 
-`python -m fieldguide.runner` is the snippet's supervisor: it forks the snippet before importing
-anything, waits for it with its timeout, and kills whatever it left behind (base.supervise).
+`python -m fieldguide.runner` is the snippet's supervisor: it starts the snippet's process tree
+(runner.start_snippet) before importing anything, waits for it with its timeout, and kills
+whatever it left behind (base.supervise).
 """
 
 from __future__ import annotations

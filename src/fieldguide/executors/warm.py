@@ -23,7 +23,8 @@ a forked child: snippets whose fence sets any variable other than TORCH_LOGS run
 process instead, as do all snippets where os.fork does not exist.
 
 The worker is the snippet's supervisor (base.supervise): it enforces the timeout and kills
-whatever the snippet left behind before it replies.
+whatever the snippet left behind before it replies. Each snippet runs two forks below it, as PID 2
+of a PID namespace of its own (runner.start_snippet), still with the worker's imported torch.
 
 Worker protocol (one JSON object a line): a request (base.request) on stdin; replies
 {"pid": n} when the child starts and {"exit": code, "timed_out": bool} when it and everything it
