@@ -283,34 +283,55 @@ def wait_ready(ready: str, seconds: float = 120.0) -> None:
     assert os.path.exists(ready), "the snippet never started its daemon"
 
 
-@pytest.mark.parametrize("executor", ["fresh", "warm"])
-def test_escaped_descendants_are_killed_when_a_snippet_ends(scratch, executor, daemon):
+def namespaces_available() -> bool:
+    """Whether this kernel lets this user make PID and mount namespaces (asked of util-linux's
+    `unshare`, not of the engine under test, so an engine that stops using them fails the tests)."""
+    user = [] if os.geteuid() == 0 else ["--user", "--map-current-user"]
+    try:
+        return subprocess.run(["unshare", *user, "--pid", "--mount", "--fork", "true"], capture_output=True).returncode == 0
+    except FileNotFoundError:
+        return False
+
+
+NAMESPACES = namespaces_available()
+
+
+def without_namespaces(tmp_path_factory) -> Path:
+    """The interpreter of a fresh executor on a kernel that refuses every namespace (the fallback)."""
+    wrapper = tmp_path_factory.mktemp("bin") / "python"
+    wrapper.write_text(
+        "#!/bin/sh\n"  # called as: python -m fieldguide.runner REQUEST RESULT
+        f'exec {sys.executable} -c "import fieldguide.runner as r; r._unshare = lambda flags: False; r.main()" "$3" "$4"\n'
+    )
+    wrapper.chmod(0o755)
+    return wrapper
+
+
+def engine(kind: str, scratch, tmp_path_factory):
+    """"fresh", "warm", or "fallback" (fresh, without namespaces: the subreaper alone cleans up)."""
+    if kind == "fallback":
+        return FreshProcessExecutor(python=str(without_namespaces(tmp_path_factory)), cwd=scratch.root)
+    return make_executor(kind, cwd=scratch.root, workers=2)
+
+
+@pytest.mark.parametrize("executor", ["fresh", "warm", "fallback"])
+def test_escaped_descendants_are_killed_when_a_snippet_ends(scratch, executor, daemon, tmp_path_factory):
     marker, ready = daemon
     scratch.snippet("p/escape.py", ESCAPER.format(marker=marker, ready=ready, tail=""))
-    assert run_jobs(scratch, {"docs/p.md": fence("p/escape.py")}, executor, cache=False)[0].stdout == "left a daemon behind\n"
+    ex = engine(executor, scratch, tmp_path_factory)
+    assert run_jobs(scratch, {"docs/p.md": fence("p/escape.py")}, ex, cache=False)[0].stdout == "left a daemon behind\n"
     assert none_left(marker), "a double-forked, setsid daemon outlived its snippet"
 
 
-@pytest.mark.parametrize("executor", ["fresh", "warm"])
-def test_a_timeout_holds_when_descendants_keep_the_output_open(scratch, executor, daemon):
+@pytest.mark.parametrize("executor", ["fresh", "warm", "fallback"])
+def test_a_timeout_holds_when_descendants_keep_the_output_open(scratch, executor, daemon, tmp_path_factory):
     marker, ready = daemon
     scratch.snippet("p/stall.py", ESCAPER.format(marker=marker, ready=ready, tail="time.sleep(300)"))
     start = time.monotonic()
     with pytest.raises(ExecutionFailed, match="ran past its timeout of 3s"):
-        run_jobs(scratch, {"docs/p.md": fence("p/stall.py", timeout="3")}, executor, cache=False)
+        run_jobs(scratch, {"docs/p.md": fence("p/stall.py", timeout="3")}, engine(executor, scratch, tmp_path_factory), cache=False)
     assert time.monotonic() - start < 3 + 20  # + worker start under load; not 45 s, not forever
     assert none_left(marker)
-
-
-def namespaces_available() -> bool:
-    """Whether this kernel gives a snippet a PID namespace of its own (the snippet is then PID 2)."""
-    probe = Path(tempfile.mkdtemp(prefix="fieldguide-probe-"))
-    try:
-        (probe / "pid.py").write_text("import os\nprint(os.getpid())\n")
-        raw = FreshProcessExecutor(cwd=probe).run(probe / "pid.py", {}, 60)
-        return "".join(t for _, t in raw.events) == "2\n"
-    finally:
-        shutil.rmtree(probe)
 
 
 # Walks up its ancestors and SIGKILLs every one that is the engine's (the fresh supervisor or the
@@ -337,9 +358,6 @@ for pid in list(engine_ancestors()):
 time.sleep(1)
 print("still running")
 """
-
-
-NAMESPACES = namespaces_available()
 
 
 @pytest.mark.skipif(not NAMESPACES, reason="no PID namespace here: the documented fallback cannot "
@@ -545,12 +563,6 @@ def test_without_namespaces_python_level_writes_are_refused_all_the_same(scratch
     """Where the kernel allows no namespace at all (no privilege, no user namespaces), an audit hook
     raises the same error for writes through Python's file API (documented as a best effort: a
     program the snippet starts, or C code, gets through)."""
-    wrapper = tmp_path_factory.mktemp("bin") / "python"
-    wrapper.write_text(
-        "#!/bin/sh\n"  # called as: python -m fieldguide.runner REQUEST RESULT
-        f'exec {sys.executable} -c "import fieldguide.runner as r; r._unshare = lambda flags: False; r.main()" "$3" "$4"\n'
-    )
-    wrapper.chmod(0o755)
     scratch.snippet(
         "w/vandal.py",
         """
@@ -565,7 +577,7 @@ def test_without_namespaces_python_level_writes_are_refused_all_the_same(scratch
         print("site_name" in open("mkdocs.yml").read(), os.getpid() != 2)
         """,
     )
-    ex = FreshProcessExecutor(python=str(wrapper), cwd=scratch.root)
+    ex = engine("fallback", scratch, tmp_path_factory)
     out = run_jobs(scratch, {"docs/p.md": fence("w/vandal.py")}, ex, cache=False)[0].stdout
     assert out == "Read-only file system\n" * 5 + "True True\n"
     assert sorted(p.name for p in scratch.root.iterdir()) == ["docs", "mkdocs.yml", "snippets"]
@@ -640,6 +652,23 @@ def test_endless_output_is_cut_at_the_limit_and_fails(scratch):
     assert time.monotonic() - start < 30
     assert f"printed more than the output limit of {OUTPUT_LIMIT / 1e6:g} MB and was stopped" in str(info.value)
     assert len(str(info.value)) < 30_000
+
+
+def test_the_address_space_cap_holds_where_the_kernel_would_grant_the_mapping(scratch):
+    """A mapping the kernel grants without reserving memory (MAP_NORESERVE) is refused past the cap:
+    it is RLIMIT_AS that stops it, not the machine's memory."""
+    scratch.snippet(
+        "b/map.py",
+        """
+        import mmap
+        try:
+            mmap.mmap(-1, 64 * 1024**3, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | 0x4000)  # MAP_NORESERVE
+            print("mapped 64 GB")
+        except OSError as exc:
+            print("refused:", exc.strerror)
+        """,
+    )
+    assert run_jobs(scratch, {"docs/p.md": fence("b/map.py")}, cache=False)[0].stdout == "refused: Cannot allocate memory\n"
 
 
 def test_a_runaway_allocation_fails_alone(scratch):
