@@ -225,6 +225,28 @@ def test_a_collected_fence_is_rendered_or_fails_the_build_never_raw_text(scratch
         assert "docs/index.md" in proc.stderr and "Traceback" not in proc.stderr
 
 
+def test_a_fence_that_markdown_shows_as_code_fails_the_build(scratch):
+    """Indented four spaces (a code block to Markdown), a fence is collected and run, and
+    superfences even formats it, then puts its raw text back: the build fails naming the page,
+    instead of publishing the raw fence. Fences nested in tabs, admonitions and details render."""
+    scratch.snippet("a/hello.py", "print('hi from a tab')\n")
+    (scratch.root / "mkdocs.yml").write_text(
+        (scratch.root / "mkdocs.yml").read_text()
+        + "  - admonition\n  - pymdownx.details\n  - pymdownx.tabbed:\n      alternate_style: true\n"
+    )
+    nested = '=== "A"\n\n    ```snippet path="a/hello.py"\n    ```\n\n??? note "n"\n\n    ```snippet path="a/hello.py" show="none"\n    ```\n'
+    scratch.page("index.md", "# t\n\n" + nested)
+    proc = scratch.build(**FRESH)
+    assert proc.returncode == 0, proc.stderr
+    page = (scratch.root / "site" / "index.html").read_text()
+    assert "hi from a tab" in page and "fieldguide-shown" not in page
+    for code in ('    ```snippet path="a/hello.py"\n    ```\n', '- item\n\n        ```snippet path="a/hello.py"\n        ```\n'):
+        scratch.page("index.md", "# t\n\n" + code)
+        proc = scratch.build(**FRESH)
+        assert proc.returncode != 0, code
+        assert "docs/index.md: 1 snippet fence(s) collected but 0 rendered" in proc.stderr and "Traceback" not in proc.stderr
+
+
 # -- 5. nothing a snippet starts outlives it; Ctrl-C; the previous site stays ------------------
 # The daemon a hostile snippet leaves is found by a marker in its command line (a pid the snippet
 # sees is one of its own PID namespace's, not the test's). `ready` is a file outside the repository.

@@ -209,10 +209,12 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
         if state.errors:
             raise _fail(f"{where}: a snippet fence failed to render:\n  " + "\n  ".join(state.errors))
         expected = self.expected.get(page.file.src_uri, 0)
-        if state.rendered != expected:
+        shown = html.count(render.SHOWN_MARK)  # formatted and on the page, not put back as raw text
+        html = html.replace(render.SHOWN_MARK, "")
+        if state.rendered != expected or shown != expected:
             raise _fail(
-                f"{where}: {expected} snippet fence(s) collected but {state.rendered} rendered; "
-                "write each fence as ```snippet path=\"...\"``` on a line of its own"
+                f"{where}: {expected} snippet fence(s) collected but {shown} rendered; "
+                "write each fence as ```snippet path=\"...\"``` on a line of its own, outside indented code"
             )
         if state.replay is not None:  # a copy from a record: its notices say what cannot be checked
             claims.begin_page()  # (forget this page's claims)

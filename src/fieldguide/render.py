@@ -18,6 +18,7 @@ from __future__ import annotations
 import base64
 import html
 import re
+import secrets
 import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -212,10 +213,16 @@ def validator(language: str, inputs: dict[str, str], options: dict[str, Any], at
     return True
 
 
+# Marks each fence's rendering in the page's HTML: the plugin counts the marks that reached the
+# page (a formatter call is not enough: superfences formats a fence inside an indented code block,
+# then puts the fence's raw text back) and removes them. A per-build nonce: a page cannot fake one.
+SHOWN_MARK = f"<!--fieldguide-shown-{secrets.token_hex(8)}-->"
+
+
 def formatter(source: str, language: str, css_class: str, options: dict[str, Any], md, state: RenderState, **kwargs: Any) -> str:
     state.rendered += 1
     try:
-        return _render(options, md, state)
+        return SHOWN_MARK + _render(options, md, state)
     except Exception as exc:  # noqa: BLE001 - reported by the plugin as a build failure
         state.errors.append(f"{type(exc).__name__}: {exc}" if not isinstance(exc, (FenceError, LookupError)) else str(exc))
         return f'<p class="fieldguide-error">{html.escape(str(exc))}</p>'
