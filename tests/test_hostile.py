@@ -140,6 +140,7 @@ TICKS = """
 print("shown")  # markdown-exec: hide
 # --8<-- "mkdocs.yml"
 print("``````````\\n<script>alert('output')</script>\\n--8<-- \\"mkdocs.yml\\"")
+import sys; print("<script>alert('stderr')</script>", file=sys.stderr)
 '''
 
 
@@ -179,6 +180,7 @@ def test_a_pages_shows_source_output_title_and_env_as_text(scratch):
         ('path="o/ok.py" path="o/ok.py"', "given twice"),
         ('path="o//ok.py"', "not normalized"),
         ('path="o/./ok.py"', "not normalized"),
+        ('path="o/<b>ok&.py"', "may use only letters"),
         ('path="o/ok.py" env="A=\'1"', "cannot be read"),
         ("path=o/ok.py", "quote its value"),
     ],
