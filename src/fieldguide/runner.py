@@ -305,16 +305,15 @@ def isolate(root: str) -> tuple[bool, bool]:
     """Unshare this (single-threaded, just forked) process's namespaces, as far as the kernel allows.
 
     Returns (its next child is PID 1 of a new PID namespace, the repository is read-only by a
-    mount). As root: a mount and a PID namespace. Otherwise: a user namespace in which this
-    process keeps its own uid and gid, owning the mount and PID namespaces. Neither possible:
+    mount). As root: a mount and a PID namespace. Otherwise (or as a root that may not make them,
+    in a container): a user namespace in which this process keeps its own uid and gid, owning the
+    mount and PID namespaces. Neither possible:
     (False, False), and the caller falls back to the subreaper and the audit hook.
     """
     uid, gid = os.geteuid(), os.getegid()
-    attempts = (
-        [_CLONE_NEWNS | _CLONE_NEWPID, _CLONE_NEWNS, _CLONE_NEWPID]
-        if uid == 0
-        else [_CLONE_NEWUSER | _CLONE_NEWNS | _CLONE_NEWPID]
-    )
+    every = _CLONE_NEWUSER | _CLONE_NEWNS | _CLONE_NEWPID
+    # (root without CAP_SYS_ADMIN, as in a container, may still make a user namespace)
+    attempts = [_CLONE_NEWNS | _CLONE_NEWPID, every, _CLONE_NEWNS, _CLONE_NEWPID] if uid == 0 else [every]
     for flags in attempts:
         if _unshare(flags):
             break
