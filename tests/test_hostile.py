@@ -11,6 +11,7 @@ import html
 import json
 import os
 import re
+import shlex
 import shutil
 import signal
 import subprocess
@@ -605,6 +606,34 @@ def test_without_namespaces_python_level_writes_are_refused_all_the_same(scratch
     out = run_jobs(scratch, {"docs/p.md": fence("w/vandal.py")}, ex, cache=False)[0].stdout
     assert out == "Read-only file system\n" * 5 + "True True\n"
     assert sorted(p.name for p in scratch.root.iterdir()) == ["docs", "mkdocs.yml", "snippets"]
+
+
+DEGRADED = """
+import ctypes, fieldguide.runner as r
+real = r._libc
+class NoMounts:  # a user namespace without capabilities (AppArmor's restriction): mounts and id maps refused
+    def __init__(self):
+        self.lib = real()
+    def __getattr__(self, name):
+        return getattr(self.lib, name)
+    def mount(self, *args):
+        return -1
+r._libc, r._map_ids = NoMounts, lambda uid, gid: False
+r.main()
+"""
+
+
+@pytest.mark.skipif(not NAMESPACES, reason="no namespaces here")
+def test_namespaces_without_mounts_still_run_the_snippet(scratch, tmp_path_factory):
+    """Where the namespaces are made but mounts in them are refused, the snippet runs all the same,
+    in its PID namespace, with the audit hook guarding the repository (documented)."""
+    wrapper = tmp_path_factory.mktemp("bin") / "python"
+    wrapper.write_text(f'#!/bin/sh\nexec {sys.executable} -c {shlex.quote(DEGRADED)} "$3" "$4"\n')
+    wrapper.chmod(0o755)
+    scratch.snippet("w/try.py", "import os\ntry:\n    open('x.txt', 'w')\nexcept OSError as exc:\n    print(exc.strerror)\nprint(os.getpid())\n")
+    raw = FreshProcessExecutor(python=str(wrapper), cwd=scratch.root).run(scratch.root / "snippets/w/try.py", {}, 60)
+    assert (raw.exit_code, raw.failure, "".join(t for _, t in raw.events)) == (0, "", "Read-only file system\n2\n")
+    assert not (scratch.root / "x.txt").exists()
 
 
 def test_a_symlink_out_of_the_repository_is_refused(scratch, tmp_path_factory):

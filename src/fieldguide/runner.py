@@ -38,6 +38,8 @@ snippet abandoned when it ends (base.supervise). That does not hold against a sn
 its own supervisor (its daemons then re-parent to init), and the repository is guarded only by an
 audit hook refusing Python-level writes (`os.open`, `open`, `os.remove`, ...): C code and child
 processes get through. The tests show both limits and are skipped only where no namespace exists.
+Where a user namespace is allowed but gets no capabilities (AppArmor's restriction on Ubuntu
+24.04), the PID namespace holds and the repository falls back to the audit hook alone.
 
 In the snippet's process, before it runs: its address space is capped (`confine`), output past a
 limit stops it, and files it reads under the repository are reported, so the cache can tell when
@@ -301,14 +303,15 @@ def _mount_read_only(root: str) -> bool:
         return False
 
 
-def isolate(root: str) -> tuple[bool, bool]:
+def isolate(root: str) -> tuple[bool, bool, bool]:
     """Unshare this (single-threaded, just forked) process's namespaces, as far as the kernel allows.
 
     Returns (its next child is PID 1 of a new PID namespace, the repository is read-only by a
-    mount). As root: a mount and a PID namespace. Otherwise (or as a root that may not make them,
-    in a container): a user namespace in which this process keeps its own uid and gid, owning the
-    mount and PID namespaces. Neither possible:
-    (False, False), and the caller falls back to the subreaper and the audit hook.
+    mount, this process has a private mount namespace). As root: a mount and a PID namespace.
+    Otherwise (or as a root that may not make them, in a container): a user namespace in which this
+    process keeps its own uid and gid, owning the mount and PID namespaces. Whatever is refused
+    (none of it; or mounts, where a user namespace gets no capabilities, as under AppArmor's
+    restriction) is left out, and the caller falls back to the subreaper and the audit hook.
     """
     uid, gid = os.geteuid(), os.getegid()
     every = _CLONE_NEWUSER | _CLONE_NEWNS | _CLONE_NEWPID
@@ -318,16 +321,18 @@ def isolate(root: str) -> tuple[bool, bool]:
         if _unshare(flags):
             break
     else:
-        return False, False
-    if flags & _CLONE_NEWUSER and not _map_ids(uid, gid):
-        raise OSError("a new user namespace refused this user's uid/gid map")
-    read_only = False
+        return False, False, False
+    if flags & _CLONE_NEWUSER:
+        _map_ids(uid, gid)  # refused: the snippet sees the overflow uid, and runs all the same
+    private = read_only = False
     if flags & _CLONE_NEWNS:
         # nothing mounted in here may propagate out (the read-only repository, the new /proc)
-        if _libc().mount(b"none", b"/", None, _MS_REC | _MS_PRIVATE, None) != 0:
-            raise OSError("cannot make the snippet's mount namespace private")
-        read_only = bool(root) and _mount_read_only(root)
-    return bool(flags & _CLONE_NEWPID), read_only
+        try:
+            private = _libc().mount(b"none", b"/", None, _MS_REC | _MS_PRIVATE, None) == 0
+        except (OSError, AttributeError):
+            private = False
+        read_only = private and bool(root) and _mount_read_only(root)
+    return bool(flags & _CLONE_NEWPID), read_only, private
 
 
 def _die_with_parent(parent: int | None) -> None:
@@ -496,16 +501,16 @@ def start_snippet(request: dict, prepare=None, close=()) -> int:
         os.setsid()  # own process group and session: the supervisor kills the group at the timeout
         signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the supervisor's handler
         _die_with_parent(parent)
-        pid_namespace, read_only = isolate(request.get("root") or "")
+        pid_namespace, read_only, private = isolate(request.get("root") or "")
     except BaseException:  # noqa: BLE001
         traceback.print_exc()
         os._exit(70)
     if not pid_namespace:
         become_snippet(request, prepare, read_only)
-    _outside(request, prepare, read_only)
+    _outside(request, prepare, read_only, private)
 
 
-def _outside(request: dict, prepare, read_only: bool) -> None:
+def _outside(request: dict, prepare, read_only: bool, private: bool) -> None:
     """The tree's top, in the supervisor's PID namespace: start its init, exit as the snippet did."""
     code = 70
     try:
@@ -513,7 +518,7 @@ def _outside(request: dict, prepare, read_only: bool) -> None:
         init = os.fork()
         if init == 0:
             os.close(report)
-            _init(request, prepare, read_only, status_fd)
+            _init(request, prepare, read_only, status_fd, private)
         os.close(status_fd)
         _, raw = os.waitpid(init, 0)
         with os.fdopen(report, "rb") as fh:
@@ -537,7 +542,7 @@ def _outside(request: dict, prepare, read_only: bool) -> None:
         os._exit(code)
 
 
-def _init(request: dict, prepare, read_only: bool, status_fd: int) -> None:
+def _init(request: dict, prepare, read_only: bool, status_fd: int, private: bool) -> None:
     """PID 1 of the snippet's PID namespace: fork the snippet, reap orphans, and when the snippet
     ends, end: the kernel then kills every process left in the namespace. Signals from inside it
     cannot reach this process (it handles none)."""
@@ -548,7 +553,8 @@ def _init(request: dict, prepare, read_only: bool, status_fd: int) -> None:
             if callable(signal.getsignal(sig)):  # SIGINT's KeyboardInterrupt, a supervisor's SIGTERM
                 signal.signal(sig, signal.SIG_DFL)
         try:  # a /proc of this namespace: the snippet sees (and can open) only its own processes
-            _libc().mount(b"proc", b"/proc", b"proc", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC, None)
+            if private:
+                _libc().mount(b"proc", b"/proc", b"proc", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC, None)
         except (OSError, AttributeError):
             pass
         child = os.fork()
