@@ -10,6 +10,7 @@ page. A scenario whose measurement is missing or yields no verdict fails the bui
 from __future__ import annotations
 
 import base64
+import functools
 import html
 import json
 import re
@@ -65,19 +66,25 @@ class Drill:
 
 
 def load_drill(path: Path) -> Drill:
+    return _parse_drill(path.name, path.read_text(encoding="utf-8"))
+
+
+@functools.lru_cache(maxsize=64)
+def _parse_drill(name: str, text: str) -> Drill:
+    """A drill from its file's name and text (kept by content: the pages read the drills many times a build)."""
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(text)
         # Drills may carry more fields than these; the page reads only what it needs.
         scenarios = tuple(
             Scenario(str(s["id"]), s["title"], s["snippet"], s["explained"], s.get("guard", "")) for s in data["scenario"]
         )
-        drill = Drill(int(data["number"]), data["title"], data["lesson"], data.get("intro", ""), scenarios, path.name,
+        drill = Drill(int(data["number"]), data["title"], data["lesson"], data.get("intro", ""), scenarios, name,
                       int(data.get("lesson_number", 0)))
     except (tomllib.TOMLDecodeError, KeyError, TypeError, ValueError) as exc:
-        raise DrillError(f"{path.name}: not a valid drill ({type(exc).__name__}: {exc})") from None
+        raise DrillError(f"{name}: not a valid drill ({type(exc).__name__}: {exc})") from None
     ids = [s.id for s in scenarios]
     if len(set(ids)) != len(ids) or not ids:
-        raise DrillError(f"{path.name}: scenario ids must be present and unique, got {ids}")
+        raise DrillError(f"{name}: scenario ids must be present and unique, got {ids}")
     return drill
 
 

@@ -7,6 +7,7 @@ timings, absolute paths (repository, site-packages, home, temp), and torch-inter
 
 from __future__ import annotations
 
+import functools
 import re
 import sys
 import sysconfig
@@ -58,6 +59,7 @@ _REPO_ENV = re.compile(r"(?<![\w/.])\.nox/[\w.+-]+/lib/python[\d.]+/site-package
 _ABS = re.compile(r"(?<![\w.<])/(?:[\w.-]+/)+(?=[\w.-]+\.py\b)")
 
 
+@functools.lru_cache(maxsize=4096)  # a pure function of its arguments; every build normalizes every result again
 def normalize_text(text: str, root: Path | None = None) -> str:
     for prefix, placeholder in _path_rules(root):
         text = text.replace(prefix, placeholder)

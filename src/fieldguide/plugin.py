@@ -38,9 +38,8 @@ from pathlib import Path
 import jinja2
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, event_priority
-from mkdocs.structure.files import File
 
-from . import claims, context, downloads, gym, notebook, record, releases, render, tlparse
+from . import claims, context, downloads, gym, notebook, record, releases, render, serving, tlparse
 from .cache import Cache
 from .collect import CollectError
 from .execute import ExecutionFailed, current_toolchain, execute, source_digest
@@ -100,6 +99,8 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
         self.build: context.BuildContext | None = None
         self._templates = _MemoryBytecodeCache()
         self._prewarmed = False
+        self._store: serving.FileStore | None = None  # serve: generated files, kept by content
+        self._swaps = 0
 
     def on_startup(self, *, command, dirty) -> None:
         # Defining on_startup keeps this object for the whole `mkdocs serve` session.
@@ -107,6 +108,8 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
 
     def on_shutdown(self) -> None:
         self._close_executor()
+        if self._store is not None:
+            self._store.close()
 
     def on_config(self, config):
         if "pymdownx.superfences" not in config["markdown_extensions"]:
@@ -168,6 +171,8 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
             if not (pid.isdigit() and _pid_alive(int(pid))):
                 _remove(stale)
         self.partial = Path(tempfile.mkdtemp(prefix=f"{PARTIAL_PREFIX}{os.getpid()}-", dir=parent))
+        if self.command == "serve" and self._store is None:
+            self._store = serving.FileStore(parent)
         atexit.register(_remove, self.partial)
         config["site_dir"] = str(self.partial)
         self.warnings = _WarningCount()
@@ -177,11 +182,15 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
     def _swap_into_place(self) -> None:
         old = None
         if self.final_site.exists():
-            old = self.final_site.with_name(f"{PARTIAL_PREFIX}{os.getpid()}-old")
+            self._swaps += 1
+            old = self.final_site.with_name(f"{PARTIAL_PREFIX}{os.getpid()}-old-{self._swaps}")
             _remove(old)
             os.rename(self.final_site, old)
         os.rename(self.partial, self.final_site)
-        _remove(old)
+        if old is not None and self.command == "serve":  # nothing serves it any more
+            serving.remove_later(old)
+        else:
+            _remove(old)
 
     def on_build_error(self, error, **kwargs):
         logging.getLogger("mkdocs").removeHandler(self.warnings)
@@ -261,7 +270,7 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
     def _add_notebooks(self, files, config, docs: Path) -> None:
         """Each chapter's notebook (.ipynb and its page), from the snippets and this build's outputs."""
         for src_uri, content in notebook.generate(self.settings.chapters, docs, self.settings.snippets_dir, record.current()).items():
-            files.append(File.generated(config, src_uri, content=content))
+            files.append(serving.generated(config, src_uri, self._store, content=content))
 
     def _executor_for(self, settings: Settings):
         """The executor, kept across the rebuilds of one `mkdocs serve` while nothing it depends on changed."""
@@ -352,11 +361,11 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
         chapters: dict[str, list[Path]] = {}
         for path in sorted({r.path for r in results}):
             source = root / path
-            files.append(File.generated(config, path, abs_src_path=str(source)))
+            files.append(serving.generated(config, path, self._store, abs_src_path=str(source)))
             chapters.setdefault(SnippetId.of(path).path.split("/")[0], []).append(source)
         for chapter, sources in chapters.items():
             content = downloads.zip_bytes(sources, root)
-            files.append(File.generated(config, f"downloads/{chapter}-snippets.zip", content=content))
+            files.append(serving.generated(config, f"downloads/{chapter}-snippets.zip", self._store, content=content))
 
     def _add_release_outputs(self, files, config, build) -> None:
         """Every measured release's output of every snippet, for the Across releases page to link to."""
@@ -365,7 +374,7 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
             return
         columns = releases.columns(root, build, self.render_state.replay)
         for path, text in releases.output_files(columns).items():
-            files.append(File.generated(config, path, content=text))
+            files.append(serving.generated(config, path, self._store, content=text))
 
     def on_env(self, env, config, files):
         if self.command == "serve":

@@ -101,9 +101,36 @@ def columns(root: Path, live: BuildRecord, replay: ReplayState | None = None) ->
     return out
 
 
+# facts_with_sources of one record object: a pure function of the record and the gym's drill
+# files, so it is kept for as long as the very same object is in use (read_record returns one
+# object per committed file version; each build makes a new live record). The pages ask for the
+# matrix several times per build, and `mkdocs serve` asks again on every rebuild.
+_FACTS_MEMO: dict[tuple, tuple[BuildRecord, dict]] = {}
+_FACTS_MEMO_SIZE = 48
+
+
+def _drills_stamp(snippets_dir: Path | None) -> tuple:
+    if snippets_dir is None:
+        return ()
+    return tuple((p.name, p.read_bytes()) for p in sorted((snippets_dir / "gym").glob("gym-*.toml")))
+
+
+def record_facts(build: BuildRecord, snippets_dir: Path | None) -> dict:
+    """facts_with_sources(build, snippets_dir), computed once per record object and drill set."""
+    key = (id(build), str(snippets_dir), _drills_stamp(snippets_dir))
+    hit = _FACTS_MEMO.get(key)
+    if hit is not None and hit[0] is build:  # the same object (the key pins it: its id is not reused)
+        return hit[1]
+    found = facts_with_sources(build, snippets_dir)
+    _FACTS_MEMO[key] = (build, found)
+    while len(_FACTS_MEMO) > _FACTS_MEMO_SIZE:
+        _FACTS_MEMO.pop(next(iter(_FACTS_MEMO)))
+    return found
+
+
 def fact_rows(cols: list[Column], snippets_dir: Path | None) -> dict[str, list[Cell]]:
     """fact name -> one cell per column, in the order facts are defined (the live build's first)."""
-    per_column = [facts_with_sources(c.build, snippets_dir) if c.build else {} for c in cols]
+    per_column = [record_facts(c.build, snippets_dir) if c.build else {} for c in cols]
     names: list[str] = []
     for found in sorted(per_column, key=lambda f: -len(f)):
         names += [n for n in found if n not in names]
