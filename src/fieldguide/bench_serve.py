@@ -1,7 +1,7 @@
 """Serve latency: from saving a snippet to the served page showing its new output (part of `nox -s bench`).
 
 Starts `mkdocs serve` on a copy of the site, waits for the first build, then edits one snippet
-several times. Each edit makes the snippet print a new token that appears only in its output
+several times. Each edit (new in every run, so the execution cache never has it) makes the snippet print a new token that appears only in its output
 (the source prints an expression, the page shows its value), and the clock runs from the save
 to the first response of the served page that contains the token. Reports the median.
 """
@@ -9,6 +9,7 @@ to the first response of the served page that contains the token. Reports the me
 from __future__ import annotations
 
 import os
+import random
 import signal
 import socket
 import statistics
@@ -64,10 +65,11 @@ def serve_latency(site: Path, env: dict[str, str], edits: int = 5, log: Path | N
         if _wait_for(url, "<html", time.perf_counter() + 300, proc) is None:
             raise SystemExit(f"bench: mkdocs serve did not come up (see {log})")
         time.sleep(1.0)  # let the watcher settle after the first build
+        salt = random.randrange(10**6, 10**7)  # a new source every run: the cache never has the edit
         for i in range(edits):
-            value = 7919 * (i + 11)
+            value = 7919 * (salt + i)
             token = f"bench-edit-{value}"
-            snippet.write_text(original + f'print("bench-edit-" + str(7919 * {i + 11}))\n')
+            snippet.write_text(original + f'print("bench-edit-" + str(7919 * {salt + i}))\n')
             saved = time.perf_counter()
             seen = _wait_for(url, token, saved + 120, proc)
             if seen is None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 import hashlib
 import io
 import json
@@ -133,17 +134,13 @@ def source_digest(file: Path, snippets_dir: Path) -> str:
     return hashlib.sha256(material.encode("utf-8")).hexdigest()[:16]
 
 
-def local_imports(file: Path, snippets_dir: Path, _seen: set[Path] | None = None) -> list[Path]:
-    """Modules and packages under snippets/ that a snippet imports (transitively), for the cache key.
-
-    Imports the source does not spell out (importlib, data files) are caught at run time instead:
-    the cache entry lists every file under the repository the snippet read.
-    """
-    seen = _seen if _seen is not None else set()
+@functools.lru_cache(maxsize=1024)  # by source text: every build (and every serve rebuild) asks again
+def _imported_names(source: str) -> tuple[str, ...] | None:
+    """The absolute module names a source imports, sorted (None: it does not parse)."""
     try:
-        tree = ast.parse(read_source(file))
+        tree = ast.parse(source)
     except (SyntaxError, ValueError):
-        return sorted(seen)
+        return None
     names = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -151,7 +148,20 @@ def local_imports(file: Path, snippets_dir: Path, _seen: set[Path] | None = None
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
             names.add(node.module)
             names.update(f"{node.module}.{a.name}" for a in node.names)
-    for name in sorted(names):
+    return tuple(sorted(names))
+
+
+def local_imports(file: Path, snippets_dir: Path, _seen: set[Path] | None = None) -> list[Path]:
+    """Modules and packages under snippets/ that a snippet imports (transitively), for the cache key.
+
+    Imports the source does not spell out (importlib, data files) are caught at run time instead:
+    the cache entry lists every file under the repository the snippet read.
+    """
+    seen = _seen if _seen is not None else set()
+    names = _imported_names(read_source(file))
+    if names is None:
+        return sorted(seen)
+    for name in names:
         for base in (file.parent, snippets_dir):
             found = [p for p in _module_files(base, name) if p != file]
             if found:

@@ -15,6 +15,7 @@ reader's pasted log against them in the browser.
 
 from __future__ import annotations
 
+import functools
 import html
 import json
 import re
@@ -73,6 +74,7 @@ def _expression(text: str) -> str:
     return _NUMBER.sub("<n>", text)
 
 
+@functools.lru_cache(maxsize=16384)  # a pure function of the line; the page normalizes every release's lines
 def normalize(line: str) -> str:
     """The pattern of one printed message line (entry id, user-code comment and spaces dropped)."""
     text = message_text(line)
@@ -321,10 +323,12 @@ def collect(build: BuildRecord, others: list[BuildRecord] = ()) -> dict[str, Mes
 
 def release_records(root: Path, exclude: str = "") -> list[BuildRecord]:
     """The committed measurements of other releases (records/torch-*.json.gz), oldest first."""
+    from .releases import read_record  # one object per committed file version, read once
+
     out = []
     for path in sorted((root / "records").glob("torch-*.json*")):
         try:
-            rec = BuildRecord.read(path)
+            rec = read_record(path)
         except (OSError, ValueError, KeyError, TypeError):
             continue
         if rec.torch.split("+")[0] != exclude.split("+")[0]:

@@ -401,6 +401,7 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
 
     def on_serve(self, server, config, builder):
         self._prewarm()
+        serving.poll_faster(server)
         server.watch(str(self.settings.snippets_dir))
         return server
 

@@ -7,6 +7,9 @@ would show); this module only keeps *content-addressed* work, which cannot go st
                 each content is written once per session, under its hash, and every rebuild
                 hard-links it into the new site instead of writing ~1,400 small files again.
 
+The watcher polls every 0.15 s instead of MkDocs' 0.5 s (poll_faster): on average a third of a
+second sooner from a save to the start of the rebuild.
+
 The site directory itself is swapped in by plugin.py as in any build; the previous one is
 removed in the background (nothing serves it any more).
 """
@@ -79,3 +82,22 @@ def generated(config, src_uri: str, store: FileStore | None, **kwargs) -> File:
 def remove_later(path: Path) -> None:
     """Remove a directory in the background: a served site that was just replaced."""
     threading.Thread(target=shutil.rmtree, args=(path,), kwargs={"ignore_errors": True}, daemon=True).start()
+
+
+POLL_SECONDS = 0.15
+
+
+def poll_faster(server, seconds: float = POLL_SECONDS) -> None:
+    """Make MkDocs' file watcher (a watchdog PollingObserver, 0.5 s) poll every `seconds`.
+
+    Called from on_serve, before the observer starts: the watches scheduled so far and those
+    scheduled later (the snippets) all poll at the new interval. Watchdog keeps the interval in
+    `_timeout` (observer and emitters); without it, serving simply polls at MkDocs' pace.
+    """
+    observer = getattr(server, "observer", None)
+    if observer is None or not hasattr(observer, "_timeout"):
+        return
+    observer._timeout = seconds
+    for emitter in getattr(observer, "emitters", ()):
+        if hasattr(emitter, "_timeout"):
+            emitter._timeout = seconds
