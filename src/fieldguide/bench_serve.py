@@ -1,13 +1,15 @@
 """Serve latency: from saving a snippet to the served page showing its new output (part of `nox -s bench`).
 
 Starts `mkdocs serve` on a copy of the site, waits for the first build, then edits one snippet
-several times. Each edit (new in every run, so the execution cache never has it) makes the snippet print a new token that appears only in its output
-(the source prints an expression, the page shows its value), and the clock runs from the save
-to the first response of the served page that contains the token. Reports the median.
+several times. Each edit makes the snippet print a new token that appears only in its output
+(the source prints an expression, the page shows its value; the tokens are new in every run, so
+the execution cache never has them), and the clock runs from the save to the first response of
+the served page that contains the token. Reports the median.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import signal
@@ -48,36 +50,22 @@ def _wait_for(url: str, token: str, deadline: float, proc: subprocess.Popen) -> 
     return None
 
 
-def serve_latency(site: Path, env: dict[str, str], edits: int = 5, log: Path | None = None) -> dict:
-    """Median seconds from saving a snippet to the served page containing its new output."""
+@contextlib.contextmanager
+def mkdocs_serve(site: Path, env: dict[str, str], log: Path | None = None, timeout: float = 300):
+    """`mkdocs serve` of `site` on a free port, up and with its first build done: yields (base URL, process)."""
     port = _free_port()
-    url = f"http://127.0.0.1:{port}{PAGE}"
-    snippet = site / "snippets" / SNIPPET
-    original = snippet.read_text()
+    base = f"http://127.0.0.1:{port}"
     out = open(log or os.devnull, "w")  # noqa: SIM115
     proc = subprocess.Popen(
         [sys.executable, "-m", "mkdocs", "serve", "--dev-addr", f"127.0.0.1:{port}"],
         cwd=site, env={**os.environ, "NO_MKDOCS_2_WARNING": "1", "DISABLE_MKDOCS_2_WARNING": "true", **env},
         stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
     )
-    times: list[float] = []
     try:
-        if _wait_for(url, "<html", time.perf_counter() + 300, proc) is None:
-            raise SystemExit(f"bench: mkdocs serve did not come up (see {log})")
-        time.sleep(1.0)  # let the watcher settle after the first build
-        salt = random.randrange(10**6, 10**7)  # a new source every run: the cache never has the edit
-        for i in range(edits):
-            value = 7919 * (salt + i)
-            token = f"bench-edit-{value}"
-            snippet.write_text(original + f'print("bench-edit-" + str(7919 * {salt + i}))\n')
-            saved = time.perf_counter()
-            seen = _wait_for(url, token, saved + 120, proc)
-            if seen is None:
-                raise SystemExit(f"bench: the served page never showed edit {i + 1} (see {log})")
-            times.append(round(seen - saved, 2))
-            time.sleep(0.5)
+        if _wait_for(f"{base}/", "<html", time.perf_counter() + timeout, proc) is None:
+            raise RuntimeError(f"mkdocs serve did not come up (see {log})")
+        yield base, proc
     finally:
-        snippet.write_text(original)
         os.killpg(proc.pid, signal.SIGTERM)
         try:
             proc.wait(timeout=20)
@@ -85,4 +73,30 @@ def serve_latency(site: Path, env: dict[str, str], edits: int = 5, log: Path | N
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
         out.close()
+
+
+def serve_latency(site: Path, env: dict[str, str], edits: int = 5, log: Path | None = None) -> dict:
+    """Median seconds from saving a snippet to the served page containing its new output."""
+    snippet = site / "snippets" / SNIPPET
+    original = snippet.read_text()
+    times: list[float] = []
+    try:
+        with mkdocs_serve(site, env, log) as (base, proc):
+            url = f"{base}{PAGE}"
+            time.sleep(1.0)  # let the watcher settle after the first build
+            salt = random.randrange(10**6, 10**7)  # a new source every run: the cache never has the edit
+            for i in range(edits):
+                value = 7919 * (salt + i)
+                token = f"bench-edit-{value}"
+                snippet.write_text(original + f'print("bench-edit-" + str(7919 * {salt + i}))\n')
+                saved = time.perf_counter()
+                seen = _wait_for(url, token, saved + 120, proc)
+                if seen is None:
+                    raise SystemExit(f"bench: the served page never showed edit {i + 1} (see {log})")
+                times.append(round(seen - saved, 2))
+                time.sleep(0.5)
+    except RuntimeError as exc:
+        raise SystemExit(f"bench: {exc}") from None
+    finally:
+        snippet.write_text(original)
     return {"median": statistics.median(times), "edits": times, "target": TARGET_SECONDS}

@@ -101,6 +101,7 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
         self._prewarmed = False
         self._store: serving.FileStore | None = None  # serve: generated files, kept by content
         self._swaps = 0
+        self._search = serving.SearchMemo()
 
     def on_startup(self, *, command, dirty) -> None:
         # Defining on_startup keeps this object for the whole `mkdocs serve` session.
@@ -379,6 +380,7 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
     def on_env(self, env, config, files):
         if self.command == "serve":
             env.bytecode_cache = self._templates
+            self._search.install(config)
         return env
 
     def _prewarm(self) -> None:

@@ -1,0 +1,94 @@
+"""`mkdocs serve` (real server, real HTTP): an edit reaches the served pages, and what is served
+after edits is what a full build of the same files gives, page for page.
+
+The serve loop keeps work between rebuilds (serving.py, the facts of each record, the generated
+files); this is the check that none of it ever shows something older than a full build would.
+No timing is asserted here: the latency lives in `nox -s bench`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+import urllib.request
+from pathlib import Path
+
+from fieldguide import bench
+from fieldguide.bench_serve import mkdocs_serve
+
+from conftest import copy_of_site_cache, mkdocs_build
+
+def _fetch(url: str) -> bytes:
+    with urllib.request.urlopen(url, timeout=30) as resp:
+        return resp.read()
+
+
+def _wait_for_text(url: str, text: str, proc, seconds: float = 240) -> str:
+    deadline = time.monotonic() + seconds
+    page = ""
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, "mkdocs serve exited"
+        try:
+            page = _fetch(url).decode("utf-8")
+        except OSError:
+            page = ""
+        if text in page:
+            return page
+        time.sleep(0.2)
+    raise AssertionError(f"{url} never showed {text!r}")
+
+
+_LIVERELOAD = re.compile(rb"<script>\s*var livereload = .*?</script>", re.S)
+_CANONICAL = re.compile(rb'<link rel="canonical" href="[^"]*">')
+_BUILT_AT = re.compile(rb"\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+00:00")
+_BLANK_LINES = re.compile(rb"\n[ \t]*(?=\n)")
+_ROOT = re.compile(rb'var root = "[^"]*"')  # 404.html: the site's address
+REPORT = "build/report/"  # what this build executed and what came from the cache: serve ran the edits itself
+
+
+def _comparable(name: str, data: bytes) -> bytes:
+    """A file as a build writes it, whoever wrote it: without the live-reload script and the
+    canonical link (from its own address) that serve adds, the build's time and blank lines,
+    and the build report (what this build executed: serve ran the edits, the full build reused them)."""
+    if name.endswith(".html"):
+        data = _LIVERELOAD.sub(b"", data)
+        data = _CANONICAL.sub(b"", data)
+        data = _BUILT_AT.sub(b"<built-at>", data)
+        data = _BLANK_LINES.sub(b"", data)
+        data = _ROOT.sub(b"var root = ...", data)
+    if name == "search/search_index.json":  # the pages' text, as above
+        index = json.loads(_BUILT_AT.sub(b"<built-at>", data))
+        index["docs"] = [d for d in index["docs"] if not d["location"].startswith(REPORT)]
+        data = json.dumps(index, sort_keys=True).encode()
+    return data
+
+
+def test_serve_edits_reach_pages_and_match_a_full_build(tmp_path, built_site, site_cache):
+    site = bench.copy_site(tmp_path / "site")
+    env = {"FIELDGUIDE_CACHE_DIR": str(copy_of_site_cache(site_cache, tmp_path / "cache"))}
+    home_snippet = site / "snippets" / "start" / "first_compile.py"
+    fact_snippet = site / "snippets" / "releases" / "rebuild_loop.py"
+    with mkdocs_serve(site, env, tmp_path / "serve.log") as (base, proc):
+        # 1. the snippet shown on the home page prints something new: the home page shows it
+        home_snippet.write_text(home_snippet.read_text() + 'print("served-" + str(6007 * 7))\n')
+        _wait_for_text(f"{base}/", "served-42049", proc)
+        # 2. a snippet whose output is a fact shown on another page (the Across releases
+        #    page's live column): the page shows the new value, not the one it showed before
+        fact_snippet.write_text(fact_snippet.read_text() + 'print("unique_graphs=" + str(731 * 3))\n')
+        releases = _wait_for_text(f"{base}/releases/", "2193", proc)
+        cell = r'torch-[\d.]+/releases/rebuild_loop\.py\.TORCH_LOGS=recompiles\.txt">2193</a>'
+        assert re.search(cell, releases), "the live column's fact did not change"
+        # 3. everything served equals a full build of the same files
+        full = tmp_path / "full"
+        proc_build = mkdocs_build(site, full, env)
+        assert proc_build.returncode == 0, proc_build.stdout + proc_build.stderr
+        skip = {"record.json", "sitemap.xml", "sitemap.xml.gz", f"{REPORT}index.html"}  # times, executed or not, serve's address
+        names = sorted(p.relative_to(full).as_posix() for p in full.rglob("*") if p.is_file())
+        assert any(n.startswith("outputs/") for n in names) and "search/search_index.json" in names
+        differ = [
+            name for name in names
+            if name not in skip
+            and _comparable(name, _fetch(f"{base}/{name}")) != _comparable(name, (full / name).read_bytes())
+        ]
+        assert not differ, f"served after edits but not what a full build gives: {differ[:10]}"
