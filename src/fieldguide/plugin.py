@@ -381,6 +381,7 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
         if self.command == "serve":
             env.bytecode_cache = self._templates
             self._search.install(config)
+            serving.memoize_highlighting()
         return env
 
     def _prewarm(self) -> None:
