@@ -65,13 +65,16 @@ def mkdocs_serve(site: Path, env: dict[str, str], log: Path | None = None, timeo
         if _wait_for(f"{base}/", "<html", time.perf_counter() + timeout, proc) is None:
             raise RuntimeError(f"mkdocs serve did not come up (see {log})")
         yield base, proc
-    finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+    finally:  # Ctrl-C first: serve then removes its temporary site and stops its workers itself
+        for sig, wait in ((signal.SIGINT, 20), (signal.SIGTERM, 10), (signal.SIGKILL, None)):
+            try:
+                os.killpg(proc.pid, sig)
+                proc.wait(timeout=wait)
+                break
+            except ProcessLookupError:
+                break
+            except subprocess.TimeoutExpired:
+                continue
         out.close()
 
 

@@ -18,7 +18,10 @@ A build that fails or is interrupted leaves the previous site_dir as it was (nev
 Under `mkdocs serve` the plugin also starts the warm workers in the background after the first
 build (so the first edit does not pay for importing torch) and keeps the theme's compiled
 templates between rebuilds (a Jinja2 bytecode cache in memory): an edit to one snippet costs
-that snippet's run plus rendering, not a torch import and a template compile.
+that snippet's run plus rendering, not a torch import and a template compile. Every rebuild
+still renders every page from the new record; what it keeps is content-addressed only
+(serving.py: generated files hard-linked from a store, search entries and highlighted code by
+their inputs), so a served page is always what a full build of the same files shows.
 """
 
 from __future__ import annotations

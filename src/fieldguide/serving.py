@@ -37,8 +37,14 @@ from mkdocs.structure.files import File
 class FileStore:
     """Contents by hash, in a directory on the site's filesystem (hard links need one filesystem)."""
 
+    PREFIX = ".fieldguide-serve-store-"
+
     def __init__(self, parent: Path) -> None:
-        self.dir = Path(tempfile.mkdtemp(prefix=".fieldguide-serve-store-", dir=parent))
+        for stale in parent.glob(f"{self.PREFIX}*"):  # left by a serve that was killed
+            pid = stale.name[len(self.PREFIX):].split("-", 1)[0]
+            if pid.isdigit() and not _pid_alive(int(pid)):
+                shutil.rmtree(stale, ignore_errors=True)
+        self.dir = Path(tempfile.mkdtemp(prefix=f"{self.PREFIX}{os.getpid()}-", dir=parent))
         self._lock = threading.Lock()
 
     def path_of(self, content: bytes) -> Path:
@@ -53,6 +59,16 @@ class FileStore:
 
     def close(self) -> None:
         shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 class StoredFile(File):
