@@ -128,8 +128,21 @@ def record_facts(build: BuildRecord, snippets_dir: Path | None) -> dict:
     return found
 
 
+_ROWS_MEMO: list[tuple] = []  # [(key, cols, rows)]: the last matrix (a page asks for it several times)
+
+
 def fact_rows(cols: list[Column], snippets_dir: Path | None) -> dict[str, list[Cell]]:
     """fact name -> one cell per column, in the order facts are defined (the live build's first)."""
+    key = (tuple((c.release, id(c.build), c.live, frozenset(c.stale)) for c in cols), str(snippets_dir),
+           _drills_stamp(snippets_dir))
+    if _ROWS_MEMO and _ROWS_MEMO[0][0] == key:  # the same record objects (the memo pins them)
+        return _ROWS_MEMO[0][2]
+    rows = _fact_rows(cols, snippets_dir)
+    _ROWS_MEMO[:] = [(key, list(cols), rows)]
+    return rows
+
+
+def _fact_rows(cols: list[Column], snippets_dir: Path | None) -> dict[str, list[Cell]]:
     per_column = [record_facts(c.build, snippets_dir) if c.build else {} for c in cols]
     names: list[str] = []
     for found in sorted(per_column, key=lambda f: -len(f)):

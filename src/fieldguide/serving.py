@@ -85,11 +85,16 @@ class StoredFile(File):
         elif isinstance(content, str):
             content = content.encode("utf-8")
         dest = self.abs_dest_path
-        os.makedirs(os.path.dirname(dest), exist_ok=True)
         try:
-            if os.path.lexists(dest):
+            stored = self.store.path_of(content)
+            try:
+                os.link(stored, dest)
+            except FileNotFoundError:  # its folder is not there yet
+                os.makedirs(os.path.dirname(dest), exist_ok=True)
+                os.link(stored, dest)
+            except FileExistsError:
                 os.unlink(dest)
-            os.link(self.store.path_of(content), dest)
+                os.link(stored, dest)
         except OSError:  # another filesystem, no hard links: write it as any build does
             super().copy_file(dirty)
 
