@@ -58,8 +58,11 @@ def mkdocs_serve(site: Path, env: dict[str, str], log: Path | None = None, timeo
     out = open(log or os.devnull, "w")  # noqa: SIM115
     proc = subprocess.Popen(
         [sys.executable, "-m", "mkdocs", "serve", "--dev-addr", f"127.0.0.1:{port}"],
-        cwd=site, env={**os.environ, "NO_MKDOCS_2_WARNING": "1", "DISABLE_MKDOCS_2_WARNING": "true", **env},
-        stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+        cwd=site,
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1", "DISABLE_MKDOCS_2_WARNING": "true", **env},
+        stdout=out,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
     )
     try:
         if _wait_for(f"{base}/", "<html", time.perf_counter() + timeout, proc) is None:

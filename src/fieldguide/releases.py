@@ -133,8 +133,11 @@ _ROWS_MEMO: list[tuple] = []  # [(key, cols, rows)]: the last matrix (a page ask
 
 def fact_rows(cols: list[Column], snippets_dir: Path | None) -> dict[str, list[Cell]]:
     """fact name -> one cell per column, in the order facts are defined (the live build's first)."""
-    key = (tuple((c.release, id(c.build), c.live, frozenset(c.stale)) for c in cols), str(snippets_dir),
-           _drills_stamp(snippets_dir))
+    key = (
+        tuple((c.release, id(c.build), c.live, frozenset(c.stale)) for c in cols),
+        str(snippets_dir),
+        _drills_stamp(snippets_dir),
+    )
     if _ROWS_MEMO and _ROWS_MEMO[0][0] == key:  # the same record objects (the memo pins them)
         return _ROWS_MEMO[0][2]
     rows = _fact_rows(cols, snippets_dir)

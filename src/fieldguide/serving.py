@@ -41,7 +41,7 @@ class FileStore:
 
     def __init__(self, parent: Path) -> None:
         for stale in parent.glob(f"{self.PREFIX}*"):  # left by a serve that was killed
-            pid = stale.name[len(self.PREFIX):].split("-", 1)[0]
+            pid = stale.name[len(self.PREFIX) :].split("-", 1)[0]
             if pid.isdigit() and not _pid_alive(int(pid)):
                 shutil.rmtree(stale, ignore_errors=True)
         self.dir = Path(tempfile.mkdtemp(prefix=f"{self.PREFIX}{os.getpid()}-", dir=parent))
@@ -152,7 +152,11 @@ class SearchMemo:
                 continue
             index = getattr(plugin, "search_index", None)
             add = getattr(index, "add_entry_from_context", None)
-            if add is None or not isinstance(getattr(index, "entries", None), list) or getattr(add, "fieldguide_memo", False):
+            if (
+                add is None
+                or not isinstance(getattr(index, "entries", None), list)
+                or getattr(add, "fieldguide_memo", False)
+            ):
                 continue
 
             def memo_add(page, _add=add, _index=index):
@@ -211,7 +215,13 @@ def memoize_highlighting() -> None:
         if outfile is not None or getattr(lexer, "filters", True) or not all(isinstance(o, dict) for o in options):
             return original(code, lexer, formatter, outfile)
         try:
-            key = (code, type(lexer), repr(sorted(options[0].items())), type(formatter), repr(sorted(options[1].items())))
+            key = (
+                code,
+                type(lexer),
+                repr(sorted(options[0].items())),
+                type(formatter),
+                repr(sorted(options[1].items())),
+            )
         except TypeError:
             return original(code, lexer, formatter, outfile)
         html = memo.get(key)
