@@ -80,7 +80,7 @@ def torch_python(
     venv = venv_dir(version)
     python = venv / "bin" / "python"
     stamp = venv / "fieldguide.stamp"
-    want = hashlib.sha256(((ROOT / "pyproject.toml").read_bytes() + version.encode() + extras.encode())).hexdigest()
+    want = hashlib.sha256((ROOT / "pyproject.toml").read_bytes() + version.encode() + extras.encode()).hexdigest()
     if stamp.exists() and stamp.read_text() == want and python.exists():
         return str(python)
     if not python.exists():
@@ -90,7 +90,9 @@ def torch_python(
     if use_uv:  # one shared download cache, environments hard-linked from it: minutes and little disk a release
         session.run("uv", "pip", "install", "-q", "--python", str(python), *wanted, external=True, env=env)
     else:
-        session.run(str(python), "-m", "pip", "install", "--disable-pip-version-check", "-q", *wanted, external=True, env=env)
+        session.run(
+            str(python), "-m", "pip", "install", "--disable-pip-version-check", "-q", *wanted, external=True, env=env
+        )
     stamp.write_text(want)
     return str(python)
 
@@ -112,7 +114,9 @@ def _parse(session: nox.Session, parser: argparse.ArgumentParser, known_only: bo
 
 
 def _torch_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--torch", default=DEFAULT_TORCH, metavar="X.Y.Z", help=f"the torch release (default {DEFAULT_TORCH})")
+    parser.add_argument(
+        "--torch", default=DEFAULT_TORCH, metavar="X.Y.Z", help=f"the torch release (default {DEFAULT_TORCH})"
+    )
 
 
 def build_site(session, python: str, site_dir: Path, *, refresh=False, base=None, extra_env=None, args=()):
@@ -178,7 +182,7 @@ def diff(session: nox.Session) -> None:
     files, site folders, or measured releases (nox -s diff -- 2.5.1 2.9.1 compares their committed records)."""
     python = torch_python(session, DEFAULT_TORCH)
     args = [str(record_path(a)) if a in RELEASES else a for a in session.posargs]
-    for a, given in zip(args, session.posargs):
+    for a, given in zip(args, session.posargs, strict=True):
         if given in RELEASES and not Path(a).exists():
             session.error(f"torch {given} has no committed record yet: measure it with `nox -s matrix -- {given}`")
     session.run(python, "-m", "fieldguide.diff", *args, external=True)
@@ -199,9 +203,16 @@ def upgrade(session: nox.Session) -> None:
     build_site(session, torch_python(session, new), new_site, refresh=refresh, base=base_site / "record.json")
     report = out / f"diff-{DEFAULT_TORCH}-to-{new}"
     session.run(
-        torch_python(session, DEFAULT_TORCH), "-m", "fieldguide.diff",
-        str(base_site / "record.json"), str(new_site / "record.json"),
-        "--html", f"{report}.html", "--markdown", f"{report}.md", external=True,
+        torch_python(session, DEFAULT_TORCH),
+        "-m",
+        "fieldguide.diff",
+        str(base_site / "record.json"),
+        str(new_site / "record.json"),
+        "--html",
+        f"{report}.html",
+        "--markdown",
+        f"{report}.md",
+        external=True,
     )
     session.log(f"report: {report}.md and {report}.html; site built against {new}: {new_site}/")
 
@@ -226,11 +237,18 @@ def matrix(session: nox.Session) -> None:
     parser = argparse.ArgumentParser(prog="nox -s matrix --", description="Measure every snippet under each release.")
     parser.add_argument("releases", nargs="*", help=f"releases to measure (default: all of {RELEASES_FILE.name})")
     parser.add_argument("--refresh", action="store_true", help="measure again even where the record is up to date")
-    parser.add_argument("--discard", action="store_true", help="remove each release's environment and downloads after measuring it")
+    parser.add_argument(
+        "--discard", action="store_true", help="remove each release's environment and downloads after measuring it"
+    )
     parser.add_argument("--keep-downloads", action="store_true", help="with --discard: keep pip's download cache")
     parser.add_argument("--pip", action="store_true", help="install with pip even where uv is available")
-    parser.add_argument("--only", action="append", default=[], metavar="GLOB",
-                        help="measure again only snippets matching this path glob (plus stale ones); keep the rest")
+    parser.add_argument(
+        "--only",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="measure again only snippets matching this path glob (plus stale ones); keep the rest",
+    )
     args = parser.parse_args(session.posargs)
     wanted = args.releases or RELEASES
     for version in wanted:
@@ -244,9 +262,16 @@ def matrix(session: nox.Session) -> None:
         out = record_path(version)
         session.log(f"[{n}/{len(wanted)}] torch {version} -> {out.relative_to(ROOT)}")
         # Any environment that has fieldguide can tell whether the record is current (no torch is run).
-        checker = next((p for p in (venv_dir(v) / "bin" / "python" for v in (version, DEFAULT_TORCH)) if p.exists()), None)
+        checker = next(
+            (p for p in (venv_dir(v) / "bin" / "python" for v in (version, DEFAULT_TORCH)) if p.exists()), None
+        )
         if not args.refresh and not args.only and out.exists() and checker:
-            check = subprocess.run([str(checker), "-m", "fieldguide.measure", str(out), "--check"], cwd=ROOT, capture_output=True, text=True)
+            check = subprocess.run(
+                [str(checker), "-m", "fieldguide.measure", str(out), "--check"],
+                cwd=ROOT,
+                capture_output=True,
+                text=True,
+            )
             if check.returncode == 0:
                 session.log(f"[{n}/{len(wanted)}] torch {version}: up to date, skipped (--refresh measures it again)")
                 skipped.append(version)
@@ -269,7 +294,9 @@ def matrix(session: nox.Session) -> None:
                 shutil.rmtree(venv_dir(version), ignore_errors=True)
                 if not args.keep_downloads:
                     shutil.rmtree(MATRIX_PIP_CACHE, ignore_errors=True)
-    session.log(f"measured: {', '.join(done) or '-'}; up to date: {', '.join(skipped) or '-'}; failed: {', '.join(failed) or '-'}")
+    session.log(
+        f"measured: {', '.join(done) or '-'}; up to date: {', '.join(skipped) or '-'}; failed: {', '.join(failed) or '-'}"
+    )
     if failed:
         hint = " (for a release above this machine's pip cap, run that one with PIP_CONSTRAINT=/dev/null)"
         session.error(f"{len(failed)} release(s) not measured: {', '.join(failed)}{hint}")
@@ -278,10 +305,16 @@ def matrix(session: nox.Session) -> None:
 @nox.session
 def publish(session: nox.Session) -> None:
     """The published site, one copy per measured release: nox -s publish [-- --out DIR] [--release X.Y.Z ...]"""
-    parser = argparse.ArgumentParser(prog="nox -s publish --", description="Build one copy of the guide per measured release.")
+    parser = argparse.ArgumentParser(
+        prog="nox -s publish --", description="Build one copy of the guide per measured release."
+    )
     parser.add_argument("--out", default="public", help="where the tree goes (default: public/)")
-    parser.add_argument("--release", action="append", default=[], metavar="X.Y.Z", help="only these releases (repeatable)")
-    parser.add_argument("--record", action="append", default=[], metavar="X.Y.Z=PATH", help="render a release from this record")
+    parser.add_argument(
+        "--release", action="append", default=[], metavar="X.Y.Z", help="only these releases (repeatable)"
+    )
+    parser.add_argument(
+        "--record", action="append", default=[], metavar="X.Y.Z=PATH", help="render a release from this record"
+    )
     parser.add_argument("--jobs", type=int, default=0, help="copies built at once (default: one per core)")
     args = parser.parse_args(session.posargs)
     for version in args.release:

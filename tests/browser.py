@@ -36,7 +36,9 @@ def chromium():
     from playwright.sync_api import sync_playwright
 
     if not Path(CHROMIUM).exists():
-        raise RuntimeError(f"{CHROMIUM} not found: install Debian's chromium (apt-get install chromium), as the README says")
+        raise RuntimeError(
+            f"{CHROMIUM} not found: install Debian's chromium (apt-get install chromium), as the README says"
+        )
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:

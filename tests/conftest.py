@@ -21,11 +21,17 @@ ROOT = Path(__file__).resolve().parent.parent
 QUIET = {"NO_MKDOCS_2_WARNING": "1", "DISABLE_MKDOCS_2_WARNING": "true"}
 
 
-def mkdocs_build(config_dir: Path, site_dir: Path, extra_env: dict | None = None, args=()) -> subprocess.CompletedProcess:
+def mkdocs_build(
+    config_dir: Path, site_dir: Path, extra_env: dict | None = None, args=()
+) -> subprocess.CompletedProcess:
     env = {**os.environ, **QUIET, **(extra_env or {})}
     return subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site_dir), *args],
-        cwd=config_dir, env=env, capture_output=True, text=True, check=False,
+        cwd=config_dir,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
     )
 
 
@@ -67,7 +73,7 @@ markdown_extensions:
 
 
 @pytest.fixture
-def scratch(tmp_path) -> "Scratch":
+def scratch(tmp_path) -> Scratch:
     return Scratch(tmp_path)
 
 
@@ -113,7 +119,8 @@ def output_block(page_html: str, command: str) -> list[str] | None:
 
     m = re.search(
         r'<span class="filename">' + re.escape("$ " + _html.escape(command, quote=False)) + r"</span><pre>(.*?)</pre>",
-        page_html, re.S,
+        page_html,
+        re.S,
     )
     if m is None:
         return None

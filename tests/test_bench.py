@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from fieldguide import bench
-
 from conftest import mkdocs_build
+
+from fieldguide import bench
 
 
 def test_bench_site_copy_builds(tmp_path, built_site):

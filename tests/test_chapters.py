@@ -11,14 +11,13 @@ from __future__ import annotations
 import re
 
 import pytest
-
 from conftest import ROOT
+from fixtures import record
+
 from fieldguide.chapters import dynamic as dyn
 from fieldguide.chapters import guards as g
 from fieldguide.claims import Run
 from fieldguide.record import BuildRecord
-
-from fixtures import record
 
 OLD = record("2.2.2")  # flat dumps, identity guards, stale helper, config hash, no stances
 NEW = record("2.14.1")
@@ -149,13 +148,17 @@ def test_five_calls_and_no_grad_reason():
         assert "compiled **5 graphs**" in g.five_calls_summary(r)
         assert "(1, 2, 3, 4)" in g.five_calls_summary(r)
     assert "reports only `___check_global_state()`" in g.no_grad_reason(OLD.find("guards/five_calls.py"))
-    assert "names the field that changed: `GLOBAL_STATE changed: grad_mode`" in g.no_grad_reason(NEW.find("guards/five_calls.py"))
+    assert "names the field that changed: `GLOBAL_STATE changed: grad_mode`" in g.no_grad_reason(
+        NEW.find("guards/five_calls.py")
+    )
 
 
 def test_module_regime():
     assert g.module_regime(OLD.find("guards/module_guards.py")) == "identity"
     assert g.module_regime(NEW.find("guards/module_guards.py")) == "type"
-    assert g.second_entry_pins_k(OLD.find("guards/module_guards.py")).value == "neither entry does"  # identity: k unguarded
+    assert (
+        g.second_entry_pins_k(OLD.find("guards/module_guards.py")).value == "neither entry does"
+    )  # identity: k unguarded
     assert g.second_entry_pins_k(NEW.find("guards/module_guards.py")).value == "no, only the first"
 
 
@@ -237,7 +240,11 @@ def test_item11_guard_eval_latency_is_explained_beside_per_call_timings(live):
             assert f"`Guard eval latency = {m.group(1)} us`" in note
         else:
             assert "prints no guard eval latency line" in note
-    old = plain(g.latency_note(OLD.find("guards/anatomy.py"))) if "compiled call" in OLD.find("guards/anatomy.py").stdout else ""
+    old = (
+        plain(g.latency_note(OLD.find("guards/anatomy.py")))
+        if "compiled call" in OLD.find("guards/anatomy.py").stdout
+        else ""
+    )
     assert "Guard eval latency =" not in old
 
 
@@ -272,7 +279,9 @@ def test_limits_names_and_verdict():
     old, new = OLD.find("dynamic/limits.py"), NEW.find("dynamic/limits.py")
     assert list(dyn.limit_config(old)) == ["cache_size_limit", "accumulated_cache_size_limit"]
     assert "recompile_limit" in dyn.limit_config(new)
-    assert "**did not run the compiled entry**" in dyn.limit_verdict(old) and "frame runs as plain Python" in dyn.limit_verdict(old)
+    assert "**did not run the compiled entry**" in dyn.limit_verdict(
+        old
+    ) and "frame runs as plain Python" in dyn.limit_verdict(old)
     assert "keep serving" in dyn.limit_verdict(new)
     assert "2.7" not in dyn.limit_verdict(new) and "2.4" not in dyn.limit_verdict(old)
     assert "hit config.cache_size_limit (2)" in dyn.limit_warning(old)

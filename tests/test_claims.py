@@ -13,14 +13,13 @@ import re
 from pathlib import Path
 
 import pytest
-
 from conftest import ROOT
+from fixtures import FIXTURES
+
 from fieldguide import claims
 from fieldguide.claims import Derived, Evidence, claim, problems, render_page
 from fieldguide.measure import site_jobs, stale_entries
 from fieldguide.record import BuildRecord
-
-from fixtures import FIXTURES
 
 # every page whose code renders from the chapter modules (the ones that state facts about torch)
 CHAPTERS = sorted(p.name for p in (ROOT / "docs").glob("*.md") if "fieldguide.chapters" in p.read_text())
@@ -28,8 +27,12 @@ CHAPTERS = sorted(p.name for p in (ROOT / "docs").glob("*.md") if "fieldguide.ch
 
 def captured_records() -> dict[str, Path]:
     """Every record the repository holds: committed releases (records/) and test fixtures."""
-    found = {p.name.removesuffix(".json.gz"): p for p in sorted((FIXTURES / "records").glob("torch-*.json.gz"))}  # a second 2.2.2
-    found.update({"records/" + p.name.removesuffix(".json.gz"): p for p in sorted((ROOT / "records").glob("torch-*.json.gz"))})
+    found = {
+        p.name.removesuffix(".json.gz"): p for p in sorted((FIXTURES / "records").glob("torch-*.json.gz"))
+    }  # a second 2.2.2
+    found.update(
+        {"records/" + p.name.removesuffix(".json.gz"): p for p in sorted((ROOT / "records").glob("torch-*.json.gz"))}
+    )
     return found
 
 
@@ -54,7 +57,9 @@ def check_pages(build: BuildRecord) -> list[str]:
         rendered = render_page((ROOT / "docs" / page).read_text(), build)
         assert rendered.claims, f"docs/{page} rendered no claim from torch {build.torch}"
         for c in rendered.claims:
-            found += [f"docs/{page} (torch {build.torch}): {p} — in: {c.text[:120]}" for p in problems(c, rendered.displayed)]
+            found += [
+                f"docs/{page} (torch {build.torch}): {p} — in: {c.text[:120]}" for p in problems(c, rendered.displayed)
+            ]
     return found
 
 
@@ -68,8 +73,10 @@ def test_every_claim_of_a_captured_record_rests_on_its_pages_output(name):
     build = BuildRecord.read(RECORDS[name])
     gaps = _current(build)
     if gaps:
-        pytest.skip(f"{name} predates today's snippets ({len(gaps)} chapter runs missing or stale, e.g. {gaps[0]}): "
-                    f"re-measure it with nox -s matrix")
+        pytest.skip(
+            f"{name} predates today's snippets ({len(gaps)} chapter runs missing or stale, e.g. {gaps[0]}): "
+            f"re-measure it with nox -s matrix"
+        )
     assert check_pages(build) == []
 
 
@@ -106,13 +113,17 @@ def test_a_sentence_read_from_another_run_than_the_one_shown_fails(live):
 
 def test_a_claim_without_evidence_or_with_an_unquoted_value_fails():
     assert problems(claim("Dynamo compiled {n} graphs.", n=3), {}) == [
-        "no evidence", "quoted value '3' does not occur in the claim's evidence"]
+        "no evidence",
+        "quoted value '3' does not occur in the claim's evidence",
+    ]
     ev = Evidence("python snippets/x.py", "entries=16  graphs=2")
     shown = {"python snippets/x.py": "entries=16  graphs=2\n"}
     assert problems(claim("{n} graphs", evidence=[ev], n=2), shown) == []
     assert problems(claim("{n} graphs", evidence=[ev], n=1), shown)  # "1" is not a digit of "16"
     assert problems(claim("slope {s}", evidence=[ev], s=Derived(0.7, "0.70")), shown) == []
-    assert problems(claim("{n} graphs", evidence=[ev], n=2), {}) == [f"evidence from a run the page does not display: {ev.run}"]
+    assert problems(claim("{n} graphs", evidence=[ev], n=2), {}) == [
+        f"evidence from a run the page does not display: {ev.run}"
+    ]
 
 
 def test_every_fact_is_defined_once_and_evaluates_on_any_record(live):
@@ -203,7 +214,9 @@ def test_every_lesson_fact_is_evaluated_on_every_committed_record(name):
         outputs = {claims.command(r): r.output for r in (run.find(build) for run in f.runs)}
         for ev in measured.evidence:
             assert ev.run in outputs, (fact_name, ev.run)
-            assert ev.line and ev.line in outputs[ev.run], f"{name}: “{fact_name}” rests on {ev.line!r}, not in {ev.run}"
+            assert ev.line and ev.line in outputs[ev.run], (
+                f"{name}: “{fact_name}” rests on {ev.line!r}, not in {ev.run}"
+            )
 
 
 def test_lesson_facts_fill_their_rows_of_the_across_releases_table():

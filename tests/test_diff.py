@@ -7,11 +7,11 @@ import shutil
 import subprocess
 import sys
 
-from fieldguide import diff
-from fieldguide.record import BuildRecord
-
 from conftest import ROOT, mkdocs_build
-from fixtures import FIXTURES, record
+from fixtures import record
+
+from fieldguide import diff
+from fieldguide.record import BuildRecord, SnippetResult
 
 SNIPPETS = ROOT / "snippets"
 
@@ -58,7 +58,11 @@ def test_live_build_against_itself_reports_no_change(site_record):
 def test_cli_exit_codes_and_outputs(tmp_path):
     old, new = fixture_file(tmp_path, "2.2.2"), fixture_file(tmp_path, "2.14.1")
     html, md = tmp_path / "report.html", tmp_path / "report.md"
-    run = lambda *args: subprocess.run([sys.executable, "-m", "fieldguide.diff", *map(str, args), "--snippets", str(SNIPPETS)], capture_output=True, text=True)  # noqa: E731
+    run = lambda *args: subprocess.run(
+        [sys.executable, "-m", "fieldguide.diff", *map(str, args), "--snippets", str(SNIPPETS)],
+        capture_output=True,
+        text=True,
+    )  # noqa: E731
     changed = run(old, new, "--html", html, "--markdown", md)
     assert changed.returncode == 0 and "Generated outputs changed" in changed.stdout
     assert md.read_text() == changed.stdout
@@ -93,8 +97,11 @@ def test_a_snippet_edit_shows_as_that_snippets_diff(scratch):
 def test_what_changed_page_renders_the_diff_against_a_base(tmp_path, built_site):
     """The session's build (replayed: nothing runs again) compared with 2.2.2's record."""
     base = fixture_file(tmp_path, "2.2.2")
-    env = {"FIELDGUIDE_BASE_RECORD": str(base), "FIELDGUIDE_REPLAY": str(built_site / "record.json"),
-           "FIELDGUIDE_CACHE_DIR": str(tmp_path / "cache")}
+    env = {
+        "FIELDGUIDE_BASE_RECORD": str(base),
+        "FIELDGUIDE_REPLAY": str(built_site / "record.json"),
+        "FIELDGUIDE_CACHE_DIR": str(tmp_path / "cache"),
+    }
     proc = mkdocs_build(ROOT, tmp_path / "site", env)
     assert proc.returncode == 0, proc.stderr
     page = (tmp_path / "site" / "build" / "changes" / "index.html").read_text()
@@ -117,14 +124,22 @@ def test_bad_base_record_fails_the_build(tmp_path):
 
 
 # -- fast unit tests of compare(), on records built in memory ------------------------------------
-def _result(path="snippets/u/a.py", stdout="same\n", logs=None, env=None) -> "SnippetResult":
+def _result(path="snippets/u/a.py", stdout="same\n", logs=None, env=None) -> SnippetResult:
     from fieldguide.normalize import normalize_output
-    from fieldguide.record import SnippetResult
 
     logs = {"guards": "G1\n", "recompiles": "R1\n"} if logs is None else logs
     return SnippetResult(
-        path=path, env=env or {"TORCH_LOGS": "guards,recompiles"}, stdout=stdout, logs=logs, output=stdout,
-        stderr="", exit_code=0, seconds=0.1, normalized=normalize_output(stdout, logs), pages=["u/"], cached=False,
+        path=path,
+        env=env or {"TORCH_LOGS": "guards,recompiles"},
+        stdout=stdout,
+        logs=logs,
+        output=stdout,
+        stderr="",
+        exit_code=0,
+        seconds=0.1,
+        normalized=normalize_output(stdout, logs),
+        pages=["u/"],
+        cached=False,
     )
 
 

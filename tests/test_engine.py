@@ -110,11 +110,17 @@ def test_cache_hit_miss_edit_corruption_and_refresh(scratch):
 def test_cache_key_covers_torch_python_env_and_local_imports(scratch):
     base = Toolchain(torch="2.13.0", python="3.11.7")
     key = cache_key("print(1)", {"helpers.py": "X = 1"}, {"TORCH_LOGS": "guards"}, base)
-    assert key != cache_key("print(1)", {"helpers.py": "X = 1"}, {"TORCH_LOGS": "guards"}, Toolchain("2.14.1", "3.11.7"))
-    assert key != cache_key("print(1)", {"helpers.py": "X = 1"}, {"TORCH_LOGS": "guards"}, Toolchain("2.13.0", "3.12.1"))
+    assert key != cache_key(
+        "print(1)", {"helpers.py": "X = 1"}, {"TORCH_LOGS": "guards"}, Toolchain("2.14.1", "3.11.7")
+    )
+    assert key != cache_key(
+        "print(1)", {"helpers.py": "X = 1"}, {"TORCH_LOGS": "guards"}, Toolchain("2.13.0", "3.12.1")
+    )
     assert key != cache_key("print(1)", {"helpers.py": "X = 1"}, {"TORCH_LOGS": "recompiles"}, base)
     assert key != cache_key("print(1)", {"helpers.py": "X = 2"}, {"TORCH_LOGS": "guards"}, base)
-    assert key != cache_key("print(1)", {"helpers.py": "X = 1"}, {"TORCH_LOGS": "guards"}, Toolchain("2.13.0", "3.11.7", "0"))
+    assert key != cache_key(
+        "print(1)", {"helpers.py": "X = 1"}, {"TORCH_LOGS": "guards"}, Toolchain("2.13.0", "3.11.7", "0")
+    )
 
 
 def test_editing_an_imported_local_module_reexecutes_its_importer(scratch):
@@ -204,7 +210,7 @@ def test_missing_snippet_and_bad_options_name_the_page(scratch):
         '```snippet path="g/missing.py"\n```\n'
         '```snippet path="g/ok.py" colour="red"\n```\n'
         '```snippet path="g/ok.py" timeout="soon"\n```\n'
-        '```snippet\n```\n'
+        "```snippet\n```\n"
     )
     with pytest.raises(CollectError) as info:
         collect({"docs/bad.md": page}, scratch.root / "snippets")
@@ -242,7 +248,9 @@ def test_record_order_does_not_depend_on_scheduling(scratch):
 def test_a_torch_trace_is_kept_in_the_record_and_survives_the_cache(scratch):
     """A fence that sets TORCH_TRACE runs with a private trace directory; the record keeps what
     torch wrote (so a report can be built from the record alone), also when the result is cached."""
-    scratch.snippet("t/traced.py", """
+    scratch.snippet(
+        "t/traced.py",
+        """
         import os
         import torch
 
@@ -252,7 +260,8 @@ def test_a_torch_trace_is_kept_in_the_record_and_survives_the_cache(scratch):
 
         double(torch.ones(2))
         print("files:", len(os.listdir(os.environ["TORCH_TRACE"])))
-    """)
+    """,
+    )
     scratch.page("index.md", '```snippet path="t/traced.py" env="TORCH_TRACE=trace"\n```\n')
     for _ in range(2):  # executed, then from the cache
         proc = scratch.build()

@@ -9,7 +9,6 @@ from __future__ import annotations
 import base64
 
 import pytest
-
 from browser import chromium, serve
 
 HIGHLIGHT = (0xFF, 0xE5, 0x8F)  # .fg-evidence-line.fg-ev-active in fieldguide.css

@@ -9,12 +9,11 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+from conftest import ROOT
 
 from fieldguide import logs
 from fieldguide.executors import child_env
 from fieldguide.normalize import normalize_output
-
-from conftest import ROOT
 
 
 def fresh_run(path: str, env: dict[str, str]) -> dict:
@@ -22,7 +21,13 @@ def fresh_run(path: str, env: dict[str, str]) -> dict:
         if "TORCH_TRACE" in env:  # a reader's trace directory, here a private one (as the engine does)
             env = {**env, "TORCH_TRACE": f"{tmp}/trace"}
         proc = subprocess.run(
-            [sys.executable, path], cwd=ROOT, env=child_env(env), capture_output=True, text=True, timeout=300, check=False
+            [sys.executable, path],
+            cwd=ROOT,
+            env=child_env(env),
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
         )
     lines = logs.parse([("out", proc.stdout), ("err", proc.stderr)])
     return {
@@ -36,7 +41,7 @@ def fresh_runs(site_record) -> dict:
     snippets = site_record["snippets"]
     with ThreadPoolExecutor(max_workers=2) as pool:
         runs = list(pool.map(lambda s: fresh_run(s["path"], s["env"]), snippets))
-    return {(s["path"], tuple(sorted(s["env"].items()))): r for s, r in zip(snippets, runs)}
+    return {(s["path"], tuple(sorted(s["env"].items()))): r for s, r in zip(snippets, runs, strict=True)}
 
 
 def test_every_snippet_matches_a_fresh_python_run(site_record, fresh_runs):

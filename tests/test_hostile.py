@@ -22,14 +22,13 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import QUIET, Scratch
 
 from fieldguide.cache import Cache
 from fieldguide.collect import CollectError, collect
 from fieldguide.execute import ExecutionFailed, execute
 from fieldguide.executors import OUTPUT_LIMIT, FreshProcessExecutor, WarmExecutor, make_executor
 from fieldguide.progress import Progress
-
-from conftest import QUIET, Scratch
 
 
 def run_jobs(scratch, pages: dict[str, str], executor="fresh", cache=True, cache_dir=None):
@@ -147,7 +146,10 @@ import sys; print("<script>alert('stderr')</script>", file=sys.stderr)
 
 def code_blocks(page_html: str) -> list[str]:
     """The text of every code block on a page, as a reader sees it (tags stripped, entities decoded)."""
-    return [html.unescape(re.sub(r"<[^>]+>", "", m)).removesuffix("\n") for m in re.findall(r"<code>(.*?)</code>", page_html, re.S)]
+    return [
+        html.unescape(re.sub(r"<[^>]+>", "", m)).removesuffix("\n")
+        for m in re.findall(r"<code>(.*?)</code>", page_html, re.S)
+    ]
 
 
 def test_a_pages_shows_source_output_title_and_env_as_text(scratch):
@@ -243,11 +245,17 @@ def test_a_fence_that_markdown_shows_as_code_fails_the_build(scratch):
     assert proc.returncode == 0, proc.stderr
     page = (scratch.root / "site" / "index.html").read_text()
     assert "hi from a tab" in page and "fieldguide-shown" not in page
-    for code in ('    ```snippet path="a/hello.py"\n    ```\n', '- item\n\n        ```snippet path="a/hello.py"\n        ```\n'):
+    for code in (
+        '    ```snippet path="a/hello.py"\n    ```\n',
+        '- item\n\n        ```snippet path="a/hello.py"\n        ```\n',
+    ):
         scratch.page("index.md", "# t\n\n" + code)
         proc = scratch.build(**FRESH)
         assert proc.returncode != 0, code
-        assert "docs/index.md: 1 snippet fence(s) collected but 0 rendered" in proc.stderr and "Traceback" not in proc.stderr
+        assert (
+            "docs/index.md: 1 snippet fence(s) collected but 0 rendered" in proc.stderr
+            and "Traceback" not in proc.stderr
+        )
 
 
 # -- 5. nothing a snippet starts outlives it; Ctrl-C; the previous site stays ------------------
@@ -313,7 +321,10 @@ def namespaces_available() -> bool:
     `unshare`, not of the engine under test, so an engine that stops using them fails the tests)."""
     user = [] if os.geteuid() == 0 else ["--user", "--map-current-user"]
     try:
-        return subprocess.run(["unshare", *user, "--pid", "--mount", "--fork", "true"], capture_output=True).returncode == 0
+        return (
+            subprocess.run(["unshare", *user, "--pid", "--mount", "--fork", "true"], capture_output=True).returncode
+            == 0
+        )
     except FileNotFoundError:
         return False
 
@@ -333,7 +344,7 @@ def without_namespaces(tmp_path_factory) -> Path:
 
 
 def engine(kind: str, scratch, tmp_path_factory):
-    """"fresh", "warm", or "fallback" (fresh, without namespaces: the subreaper alone cleans up)."""
+    """ "fresh", "warm", or "fallback" (fresh, without namespaces: the subreaper alone cleans up)."""
     if kind == "fallback":
         return FreshProcessExecutor(python=str(without_namespaces(tmp_path_factory)), cwd=scratch.root)
     return make_executor(kind, cwd=scratch.root, workers=2)
@@ -354,7 +365,12 @@ def test_a_timeout_holds_when_descendants_keep_the_output_open(scratch, executor
     scratch.snippet("p/stall.py", ESCAPER.format(marker=marker, ready=ready, tail="time.sleep(300)"))
     start = time.monotonic()
     with pytest.raises(ExecutionFailed, match="ran past its timeout of 3s"):
-        run_jobs(scratch, {"docs/p.md": fence("p/stall.py", timeout="3")}, engine(executor, scratch, tmp_path_factory), cache=False)
+        run_jobs(
+            scratch,
+            {"docs/p.md": fence("p/stall.py", timeout="3")},
+            engine(executor, scratch, tmp_path_factory),
+            cache=False,
+        )
     assert time.monotonic() - start < 3 + 20  # + worker start under load; not 45 s, not forever
     assert none_left(marker)
 
@@ -385,8 +401,10 @@ print("still running")
 """
 
 
-@pytest.mark.skipif(not NAMESPACES, reason="no PID namespace here: the documented fallback cannot "
-                    "stop a snippet that kills its own supervisor")
+@pytest.mark.skipif(
+    not NAMESPACES,
+    reason="no PID namespace here: the documented fallback cannot stop a snippet that kills its own supervisor",
+)
 @pytest.mark.parametrize("executor", ["fresh", "warm"])
 def test_a_snippet_that_kills_its_supervisor_chain_leaves_nothing_behind(scratch, executor, daemon):
     """The snippet can signal nothing outside its PID namespace and not its init: its supervisor
@@ -414,7 +432,9 @@ def test_a_supervisor_killed_from_outside_takes_the_snippets_tree_with_it(scratc
     ex = make_executor(executor, cwd=scratch.root, workers=1)
     try:
         result = {}
-        thread = threading.Thread(target=lambda: result.update(raw=ex.run(scratch.root / "snippets/p/victim.py", {}, 120)))
+        thread = threading.Thread(
+            target=lambda: result.update(raw=ex.run(scratch.root / "snippets/p/victim.py", {}, 120))
+        )
         thread.start()
         wait_ready(ready)
         supervisor = ex._workers[0].proc if executor == "warm" else next(iter(ex._running))
@@ -444,8 +464,11 @@ def test_ctrl_c_stops_the_build_promptly_and_keeps_the_previous_site(scratch, ex
     scratch.page("index.md", "# After\n\n" + fence("p/slow.py"))
     proc = subprocess.Popen(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(scratch.root / "site")],
-        cwd=scratch.root, env={**os.environ, **QUIET, "FIELDGUIDE_EXECUTOR": executor},
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        cwd=scratch.root,
+        env={**os.environ, **QUIET, "FIELDGUIDE_EXECUTOR": executor},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     wait_ready(ready)
     assert survivors(marker)
@@ -547,7 +570,9 @@ NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
 def test_a_non_root_builder_gets_a_read_only_repository_too(tmp_path_factory):
     """A builder without privilege: a user namespace of the snippet's own gives it the same
     read-only mount, so a program the snippet starts cannot write to the tree either."""
-    if subprocess.run([*NOBODY, "unshare", "--user", "--mount", "--pid", "--fork", "true"], capture_output=True).returncode:
+    if subprocess.run(
+        [*NOBODY, "unshare", "--user", "--mount", "--pid", "--fork", "true"], capture_output=True
+    ).returncode:
         pytest.skip("unprivileged user namespaces are not allowed here: the audit-hook fallback applies")
     base = Path(tempfile.mkdtemp(prefix="fieldguide-nonroot-", dir="/tmp"))  # a place user 65534 can reach
     try:
@@ -630,7 +655,10 @@ def test_namespaces_without_mounts_still_run_the_snippet(scratch, tmp_path_facto
     wrapper = tmp_path_factory.mktemp("bin") / "python"
     wrapper.write_text(f'#!/bin/sh\nexec {sys.executable} -c {shlex.quote(DEGRADED)} "$3" "$4"\n')
     wrapper.chmod(0o755)
-    scratch.snippet("w/try.py", "import os\ntry:\n    open('x.txt', 'w')\nexcept OSError as exc:\n    print(exc.strerror)\nprint(os.getpid())\n")
+    scratch.snippet(
+        "w/try.py",
+        "import os\ntry:\n    open('x.txt', 'w')\nexcept OSError as exc:\n    print(exc.strerror)\nprint(os.getpid())\n",
+    )
     raw = FreshProcessExecutor(python=str(wrapper), cwd=scratch.root).run(scratch.root / "snippets/w/try.py", {}, 60)
     assert (raw.exit_code, raw.failure, "".join(t for _, t in raw.events)) == (0, "", "Read-only file system\n2\n")
     assert not (scratch.root / "x.txt").exists()
@@ -673,9 +701,13 @@ def test_output_is_captured_as_python_file_shows_it(scratch, executor):
         runs = [ex.run(f, {}, 60) for f in (file, latin)]
     finally:
         ex.close()
-    for f, raw in zip((file, latin), runs):
+    for f, raw in zip((file, latin), runs, strict=True):
         reader = subprocess.run(
-            [sys.executable, "-u", str(f)], cwd=scratch.root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, check=True,
+            [sys.executable, "-u", str(f)],
+            cwd=scratch.root,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            check=True,
             env={"PATH": os.environ["PATH"], "LANG": "C.UTF-8"},
         ).stdout.decode("utf-8", "replace")
         assert raw.exit_code == 0
@@ -721,7 +753,10 @@ def test_the_address_space_cap_holds_where_the_kernel_would_grant_the_mapping(sc
             print("refused:", exc.strerror)
         """,
     )
-    assert run_jobs(scratch, {"docs/p.md": fence("b/map.py")}, cache=False)[0].stdout == "refused: Cannot allocate memory\n"
+    assert (
+        run_jobs(scratch, {"docs/p.md": fence("b/map.py")}, cache=False)[0].stdout
+        == "refused: Cannot allocate memory\n"
+    )
 
 
 def test_a_runaway_allocation_fails_alone(scratch):
@@ -769,8 +804,16 @@ def test_two_checkouts_sharing_a_cache_render_and_diff_as_if_each_ran_itself(tmp
     assert [r["cached"] for r in head.record()["snippets"]] == [False]
     assert code_blocks((head.root / "site" / "index.html").read_text()) == code_blocks(page)
     diff = subprocess.run(
-        [sys.executable, "-m", "fieldguide.diff", str(base.root / "site/record.json"), str(head.root / "site/record.json"),
-         "--fail-on-change"], capture_output=True, text=True,
+        [
+            sys.executable,
+            "-m",
+            "fieldguide.diff",
+            str(base.root / "site/record.json"),
+            str(head.root / "site/record.json"),
+            "--fail-on-change",
+        ],
+        capture_output=True,
+        text=True,
     )
     assert diff.returncode == 0, diff.stdout
 
@@ -792,7 +835,9 @@ def test_a_warm_worker_that_cannot_start_fails_with_its_reason(scratch, tmp_path
     broken.chmod(0o755)
     scratch.snippet("m/ok.py", "print('ok')\n")
     with pytest.raises(ExecutionFailed) as info:
-        run_jobs(scratch, {"docs/p.md": fence("m/ok.py")}, WarmExecutor(python=str(broken), cwd=scratch.root), cache=False)
+        run_jobs(
+            scratch, {"docs/p.md": fence("m/ok.py")}, WarmExecutor(python=str(broken), cwd=scratch.root), cache=False
+        )
     assert "warm worker" in str(info.value) and "failed to start" in str(info.value)
     assert "ImportError: torch is broken here" in str(info.value)
 

@@ -16,7 +16,7 @@ def test_noise_becomes_placeholders():
         "Guard eval latency = 12.34 us\n"
         "  took    5.2 ms and 310ns\n"
         "pid=12345 hash 0123456789abcdef0123456789abcdef\n"
-        "  File \"torch/_dynamo/output_graph.py:1135\"\n"
+        '  File "torch/_dynamo/output_graph.py:1135"\n'
     )
     out = normalize_text(text)
     assert out.splitlines() == [
@@ -41,7 +41,10 @@ def test_what_a_guard_checks_is_kept():
 def test_paths_of_the_checkout_and_temp_dirs(tmp_path):
     root = tmp_path / "checkout"
     text = f"{root}/snippets/guards/anatomy.py:3 and /tmp/pytest-of-x/fieldguide-abc/events.jsonl and /opt/other/lib/mod.py"
-    assert normalize_text(text, root) == "snippets/guards/anatomy.py:3 and <tmp>/fieldguide-abc/events.jsonl and <path>/mod.py"
+    assert (
+        normalize_text(text, root)
+        == "snippets/guards/anatomy.py:3 and <tmp>/fieldguide-abc/events.jsonl and <path>/mod.py"
+    )
 
 
 def test_normalize_output_covers_stdout_and_every_channel_sorted():

@@ -6,7 +6,6 @@ import shutil
 import subprocess
 
 import pytest
-
 from conftest import ROOT
 
 
@@ -14,8 +13,21 @@ def nox_docs(version: str) -> subprocess.CompletedProcess:
     nox = shutil.which("nox")
     assert nox, "nox is not on PATH (install it with: python3 -m pip install nox)"
     return subprocess.run(
-        [nox, "-f", str(ROOT / "noxfile.py"), "-s", "docs", "--", "--torch", version, "--site-dir", "/nonexistent/never-built"],
-        capture_output=True, text=True, timeout=120,
+        [
+            nox,
+            "-f",
+            str(ROOT / "noxfile.py"),
+            "-s",
+            "docs",
+            "--",
+            "--torch",
+            version,
+            "--site-dir",
+            "/nonexistent/never-built",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
 
 

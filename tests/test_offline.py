@@ -13,7 +13,14 @@ def test_every_page_loads_only_local_resources(built_site):
     outside, errors = [], []
     with serve(built_site) as base, chromium() as browser:
         page = browser.new_page()
-        page.on("request", lambda r: outside.append(r.url) if urlparse(r.url).hostname not in ("127.0.0.1", None) and not r.url.startswith("data:") else None)
+        page.on(
+            "request",
+            lambda r: (
+                outside.append(r.url)
+                if urlparse(r.url).hostname not in ("127.0.0.1", None) and not r.url.startswith("data:")
+                else None
+            ),
+        )
         page.on("pageerror", lambda exc: errors.append(str(exc)))
         for path in pages:
             page.goto(f"{base}/{path}")
@@ -42,7 +49,11 @@ def test_the_site_reads_from_disk(built_site):
         page.locator(".gym-scenario").first.locator(".gym-choice").first.click()
         assert page.locator(".gym-scenario").first.locator(".gym-reveal").is_visible()
         page.goto(f"{root}/messages/index.html")
-        log = next(s for s in __import__("json").loads((built_site / "record.json").read_text())["snippets"] if s["logs"].get("recompiles"))
+        log = next(
+            s
+            for s in __import__("json").loads((built_site / "record.json").read_text())["snippets"]
+            if s["logs"].get("recompiles")
+        )
         page.fill("#fg-log", log["logs"]["recompiles"])
         page.click("#fg-explain")
         assert page.locator('#fg-lines li[data-match="exact"]').count() >= 3

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from fixtures import channel, raw_log
 
 from fieldguide import logs
 from fieldguide.parse.guard_dump import parse_check_tensor, parse_guards_log, tensor_check
 from fieldguide.parse.recompiles import parse_recompiles
-
-from fixtures import channel, raw_log
 
 VERSIONS = ["2.2.2", "2.13.0", "2.14.1"]
 
@@ -29,7 +28,7 @@ def test_no_prefix_survives(version):
     for name in ("anatomy", "five_calls"):
         lines = logs.parse([("err", raw_log(version, name))])
         assert lines and all(line.stream == "log" for line in lines if line.text.strip()), name
-        assert not any("torch/_dynamo/guards.py:" in l.text or "torch._dynamo.guards" in l.text for l in lines)
+        assert not any("torch/_dynamo/guards.py:" in ln.text or "torch._dynamo.guards" in ln.text for ln in lines)
 
 
 @pytest.mark.parametrize("version", VERSIONS)
@@ -58,8 +57,13 @@ def test_guard_dump_parses_on_every_format(version):
 def test_flat_dump_kinds_are_inferred():
     guards = parse_guards_log(channel("2.2.2", "anatomy", "guards"))[0]
     assert [g.kind for g in guards] == [
-        "DIMENSION_DYNAMIC_MARKING_GUARD", "TYPE_MATCH", "EQUALS_MATCH", "DEFAULT_DEVICE",
-        "BACKEND_MATCH", "CONFIG_HASH_MATCH", "TENSOR_MATCH",
+        "DIMENSION_DYNAMIC_MARKING_GUARD",
+        "TYPE_MATCH",
+        "EQUALS_MATCH",
+        "DEFAULT_DEVICE",
+        "BACKEND_MATCH",
+        "CONFIG_HASH_MATCH",
+        "TENSOR_MATCH",
     ]
     assert [g.group for g in guards] == ["argument"] * 3 + ["ambient"] * 3 + ["argument"]
 

@@ -18,9 +18,9 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
-
 from browser import chromium, serve
 from conftest import QUIET, ROOT, mkdocs_build
+
 from fieldguide.chapters import guards as ch
 from fieldguide.measure import site_jobs, stale_entries
 from fieldguide.record import BuildRecord
@@ -47,7 +47,10 @@ SECTION = "modules-identity-or-type"
 def publish(out: Path, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "fieldguide.publish", "--out", str(out), *args],
-        cwd=ROOT, env={**os.environ, **QUIET}, capture_output=True, text=True,
+        cwd=ROOT,
+        env={**os.environ, **QUIET},
+        capture_output=True,
+        text=True,
     )
 
 
@@ -61,7 +64,9 @@ def tree(tmp_path_factory, built_site) -> Path:  # after built_site: the live co
 
 def test_tree_is_laid_out_as_mike_does(tree):
     versions = json.loads((tree / "versions.json").read_text())
-    assert [v["version"] for v in versions] == sorted([DEFAULT, "2.2.2"], key=lambda v: tuple(map(int, v.split("."))), reverse=True)
+    assert [v["version"] for v in versions] == sorted(
+        [DEFAULT, "2.2.2"], key=lambda v: tuple(map(int, v.split("."))), reverse=True
+    )
     assert versions[0]["aliases"] == ["latest"] and all(v["aliases"] == [] for v in versions[1:])
     assert all(v["title"] == f"torch {v['version']}" for v in versions)
     for v in versions:
@@ -77,7 +82,9 @@ def test_every_page_names_its_torch_and_when_it_was_measured(tree):
     first_day = min([s.measured_at[:10] for s in rec.snippets if s.measured_at] or [rec.built_at[:10]])
     for release in (DEFAULT, "2.2.2"):
         # the guide's pages (a tlparse report is torch's own HTML, published beside them)
-        pages = [p for p in (tree / release).rglob("index.html") if "tlparse" not in p.relative_to(tree / release).parts]
+        pages = [
+            p for p in (tree / release).rglob("index.html") if "tlparse" not in p.relative_to(tree / release).parts
+        ]
         assert len(pages) >= 8
         for page in pages:
             text = page.read_text()
@@ -86,7 +93,10 @@ def test_every_page_names_its_torch_and_when_it_was_measured(tree):
     assert f"measured on {first_day}" in old and "rendered from its record" in old
     assert 'data-live="true"' in (tree / DEFAULT / "guards" / "index.html").read_text()
     # Across releases: a replayed copy has no live build, so no column claims to be "this build"
-    assert f'data-release="{DEFAULT}">{DEFAULT} (this build)</th>' in (tree / DEFAULT / "releases" / "index.html").read_text()
+    assert (
+        f'data-release="{DEFAULT}">{DEFAULT} (this build)</th>'
+        in (tree / DEFAULT / "releases" / "index.html").read_text()
+    )
     assert "(this build)</th>" not in (tree / "2.2.2" / "releases" / "index.html").read_text()
 
 
@@ -107,7 +117,9 @@ def test_replay_marks_stale_and_missing_entries_and_still_builds(tmp_path, built
     anatomy["digest"] = "0" * 16  # measured from another version of the example
     five = next(s for s in data["snippets"] if s["path"] == "snippets/guards/five_calls.py")
     five["exit_code"] = 1  # recorded as failed on that release
-    data["snippets"] = [s for s in data["snippets"] if s["path"] not in ("snippets/guards/module_counts.py", "snippets/gym/g11_int.py")]
+    data["snippets"] = [
+        s for s in data["snippets"] if s["path"] not in ("snippets/guards/module_counts.py", "snippets/gym/g11_int.py")
+    ]
     data["torch"] = "2.9.1"
     rec = tmp_path / "torch-2.9.1.json.gz"
     rec.write_bytes(gzip.compress(json.dumps(data).encode()))
@@ -137,7 +149,9 @@ def test_publish_refuses_unknown_releases_and_skips_unmeasured_ones(tmp_path):
     copies, skipped = plan(ROOT, None, {}, live=True)
     assert [c.release for c in copies if c.live] == [DEFAULT]
     assert all(c.record and c.record.exists() for c in copies if not c.live)
-    assert set(skipped) | {c.release for c in copies} == set(tomllib.loads((ROOT / "records" / "releases.toml").read_text())["releases"])
+    assert set(skipped) | {c.release for c in copies} == set(
+        tomllib.loads((ROOT / "records" / "releases.toml").read_text())["releases"]
+    )
 
 
 def _section_in_view(page, anchor: str) -> bool:
@@ -169,12 +183,16 @@ def test_switching_releases_keeps_page_and_section_offline_and_accessible(tree):
     outside, errors = [], []
     with serve(tree) as base, chromium() as browser:
         page = browser.new_page()
-        page.on("request", lambda r: outside.append(r.url) if urlparse(r.url).hostname not in ("127.0.0.1", None) else None)
+        page.on(
+            "request", lambda r: outside.append(r.url) if urlparse(r.url).hostname not in ("127.0.0.1", None) else None
+        )
         page.on("pageerror", lambda exc: errors.append(str(exc)))
 
         def axe_clean() -> None:
             violations = [v for v in Axe().run(page).response["violations"] if v["impact"] in ("serious", "critical")]
-            assert not violations, json.dumps([{k: v[k] for k in ("id", "impact", "help")} for v in violations], indent=1)
+            assert not violations, json.dumps(
+                [{k: v[k] for k in ("id", "impact", "help")} for v in violations], indent=1
+            )
 
         page.goto(f"{base}/{DEFAULT}/guards/#{SECTION}")
         page.wait_for_selector(".md-version__current")

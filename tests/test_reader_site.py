@@ -16,9 +16,9 @@ from pathlib import Path
 from urllib.parse import unquote, urljoin, urlparse
 
 import pytest
-
 from browser import chromium, serve
 from conftest import ROOT
+
 from fieldguide import notebook, settings
 from fieldguide.record import BuildRecord
 
@@ -73,7 +73,10 @@ def test_axe_finds_no_serious_or_moderate_violation_on_any_page(browser, built_s
         if violations:
             found["gym/ (answered)"] = violations
         page.goto(f"{base}/messages/")
-        page.fill("#fg-log", (ROOT / "tests/fixtures/logs/torch-2.14.1-five_calls.stderr.txt").read_text() + "\nnot a torch line\n")
+        page.fill(
+            "#fg-log",
+            (ROOT / "tests/fixtures/logs/torch-2.14.1-five_calls.stderr.txt").read_text() + "\nnot a torch line\n",
+        )
         page.click("#fg-explain")
         page.wait_for_load_state("networkidle")
         page.wait_for_timeout(600)
@@ -89,7 +92,9 @@ def test_the_toggle_still_overrides_the_system_preference(browser, built_site):
         context = browser.new_context(color_scheme="dark")
         page = context.new_page()
         page.goto(f"{base}/guards/")
-        page.locator("label.md-header__button[title='Light mode']:visible, form[data-md-component=palette] label:visible").first.click()
+        page.locator(
+            "label.md-header__button[title='Light mode']:visible, form[data-md-component=palette] label:visible"
+        ).first.click()
         assert page.evaluate("document.body.getAttribute('data-md-color-scheme')") == "default"
         context.close()
 
@@ -112,7 +117,7 @@ class _Links(HTMLParser):
                 self.links.append(a[key])
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _parsed(path: Path) -> _Links:
     parser = _Links()
     parser.feed(path.read_text(encoding="utf-8"))
@@ -133,7 +138,11 @@ def test_no_internal_link_is_broken(built_site):
             continue
         base = f"http://site/{rel}"
         for link in _parsed(built_site / rel).links:
-            if link.startswith(("mailto:", "javascript:", "data:")) or "://" in link.split("#")[0][:12] and not link.startswith("http://site"):
+            if (
+                link.startswith(("mailto:", "javascript:", "data:"))
+                or "://" in link.split("#")[0][:12]
+                and not link.startswith("http://site")
+            ):
                 continue
             url = urlparse(urljoin(base, link))
             if url.netloc != "site":
@@ -195,8 +204,14 @@ def test_404_page_is_styled_and_useful_under_a_sub_path(browser, built_site, mis
         page = browser.new_page()
         failed, loaded, errors = [], set(), []
         page.on("pageerror", lambda exc: errors.append(str(exc)))
-        page.on("response", lambda r: (failed.append(r.url) if r.status >= 400 else loaded.add(r.url))
-                if r.request.resource_type in ("stylesheet", "script", "image", "xhr", "fetch") else None)
+        page.on(
+            "response",
+            lambda r: (
+                (failed.append(r.url) if r.status >= 400 else loaded.add(r.url))
+                if r.request.resource_type in ("stylesheet", "script", "image", "xhr", "fetch")
+                else None
+            ),
+        )
         response = page.goto(root + missing)
         assert response.status == 404
         page.wait_for_load_state("networkidle")
@@ -207,7 +222,7 @@ def test_404_page_is_styled_and_useful_under_a_sub_path(browser, built_site, mis
         for url in failed:
             if url.endswith("record.json"):
                 continue  # the root probe
-            assert url.startswith(here) and root + url[len(here):] in loaded, url
+            assert url.startswith(here) and root + url[len(here) :] in loaded, url
         assert page.evaluate("getComputedStyle(document.querySelector('.md-header')).position") == "sticky"  # styled
         assert "Page not found" in page.locator("h1").inner_text()
         hrefs = page.locator(".fg-404-pages a").evaluate_all("els => els.map(a => a.href)")
@@ -271,7 +286,12 @@ def test_tables_fit_a_phone_and_wrap_code_between_its_parts(browser, built_site,
                  .map(c => c.textContent)"""
         )
         assert unbroken == [], f"{path}: {unbroken[:5]}"
-        assert page.evaluate("getComputedStyle(document.querySelector('.md-typeset table code') || document.body).wordBreak") != "break-all"
+        assert (
+            page.evaluate(
+                "getComputedStyle(document.querySelector('.md-typeset table code') || document.body).wordBreak"
+            )
+            != "break-all"
+        )
         context.close()
 
 
@@ -299,7 +319,7 @@ def test_notebook_carries_every_example_with_its_measured_output(built_site, sit
     assert len(code) == len(examples) == len(ran), (len(code), len(examples), sorted(ran))
     paths_in_chapter = {s.path for s in rec.snippets if f"{chapter}/" in s.pages}
     assert {f"snippets/{e.path}" for e in examples} == paths_in_chapter  # every example of the chapter
-    for cell, ex in zip(code, examples):
+    for cell, ex in zip(code, examples, strict=True):
         source = (ROOT / "snippets" / ex.path).read_text().rstrip("\n")
         assert source in cell.source
         result = ran[(f"snippets/{ex.path}", ex.env)]
@@ -321,7 +341,9 @@ def test_notebook_page_downloads_has_a_working_contents_list_and_no_inline_css(b
     with serve(built_site) as base:
         page = browser.new_page()
         page.goto(f"{base}/notebooks/{chapter}/")
-        toc = page.locator("nav.md-nav--secondary a.md-nav__link").evaluate_all("els => els.map(a => a.getAttribute('href'))")
+        toc = page.locator("nav.md-nav--secondary a.md-nav__link").evaluate_all(
+            "els => els.map(a => a.getAttribute('href'))"
+        )
         examples = notebook.page_examples(ROOT / "docs" / f"{chapter}.md")
         assert len(toc) >= len(examples)
         for href in toc:

@@ -7,18 +7,28 @@ import json
 from pathlib import Path
 
 import pytest
-
-from fieldguide.record import REQUIRED_V2, SCHEMA_VERSION, BuildRecord, RecordError, SnippetResult
-
 from conftest import ROOT
 from fixtures import FIXTURES
+
+from fieldguide.record import REQUIRED_V2, SCHEMA_VERSION, BuildRecord, RecordError, SnippetResult
 
 
 def one_result(**over) -> SnippetResult:
     values = dict(
-        path="snippets/a/b.py", env={"TORCH_LOGS": "guards"}, stdout="x\n", logs={"guards": "g\n"}, output="x\n",
-        stderr="", exit_code=0, seconds=0.5, normalized={"stdout": "x\n", "logs": {"guards": "g\n"}},
-        pages=["a/"], cached=True, executor="warm", digest="abc", measured_at="2026-01-01T00:00:00+00:00",
+        path="snippets/a/b.py",
+        env={"TORCH_LOGS": "guards"},
+        stdout="x\n",
+        logs={"guards": "g\n"},
+        output="x\n",
+        stderr="",
+        exit_code=0,
+        seconds=0.5,
+        normalized={"stdout": "x\n", "logs": {"guards": "g\n"}},
+        pages=["a/"],
+        cached=True,
+        executor="warm",
+        digest="abc",
+        measured_at="2026-01-01T00:00:00+00:00",
     )
     values.update(over)
     return SnippetResult(**values)
@@ -67,9 +77,19 @@ def test_schema_1_records_without_the_extras_still_read(tmp_path):
         assert data.get("schema", 1) in (1, SCHEMA_VERSION), path  # version 1 when written before the field
         build = BuildRecord.read(path)
         assert build.snippets and all(s.path.startswith("snippets/") for s in build.snippets)
-    v1 = {"torch": "2.2.2", "python": "3.11", "platform": "Linux", "built_at": "then", "snippets": [
-        {k: v for k, v in one_result().__dict__.items() if k not in ("output", "stderr", "executor", "digest", "measured_at")}
-    ]}
+    v1 = {
+        "torch": "2.2.2",
+        "python": "3.11",
+        "platform": "Linux",
+        "built_at": "then",
+        "snippets": [
+            {
+                k: v
+                for k, v in one_result().__dict__.items()
+                if k not in ("output", "stderr", "executor", "digest", "measured_at")
+            }
+        ],
+    }
     build = BuildRecord.from_json(v1)
     assert build.snippets[0].output == "x\n" and build.snippets[0].digest == ""  # derived, as version 1 allows
     v1["snippets"][0].pop("cached")

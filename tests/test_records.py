@@ -6,8 +6,8 @@ import shutil
 import tomllib
 
 import pytest
-
 from conftest import ROOT
+
 from fieldguide.diff import compare
 from fieldguide.measure import site_jobs, stale_entries
 from fieldguide.record import BuildRecord
@@ -54,7 +54,9 @@ def test_a_changed_snippet_makes_each_record_stale_for_it(tmp_path):
         shutil.copytree(ROOT / part, tree / part)
     (tree / "mkdocs.yml").write_text("site_name: copy\n")
     build = record(LISTED[0])
-    assert stale_entries(build, site_jobs(tree), tree / "snippets") == stale_entries(build, site_jobs(ROOT), ROOT / "snippets")
+    assert stale_entries(build, site_jobs(tree), tree / "snippets") == stale_entries(
+        build, site_jobs(ROOT), ROOT / "snippets"
+    )
     target = tree / "snippets" / "guards" / "anatomy.py"
     target.write_text(target.read_text() + "\nprint('changed')\n")
     gaps = stale_entries(build, site_jobs(tree), tree / "snippets")

@@ -5,11 +5,11 @@ from __future__ import annotations
 import re
 import zipfile
 
-from fieldguide import bench
-
 from conftest import copy_of_site_cache, mkdocs_build, output_block
 
-LESSON_PAGE = '''# A throwaway lesson
+from fieldguide import bench
+
+LESSON_PAGE = """# A throwaway lesson
 
 ```snippet path="scratchpad/hello.py"
 ```
@@ -18,14 +18,14 @@ LESSON_PAGE = '''# A throwaway lesson
 from fieldguide import downloads
 print(downloads.chapter_links("scratchpad"))
 ```
-'''
+"""
 REGISTRATION = "        - {slug: scratchpad, title: A throwaway lesson}\n"
 
 
 def register(mkdocs_yml, line: str = REGISTRATION) -> None:
     """Append a chapter to the fieldguide plugin's chapters list, as the README tells a contributor to."""
     lines = mkdocs_yml.read_text().splitlines(keepends=True)
-    start = next(i for i, l in enumerate(lines) if l.strip() == "chapters:")
+    start = next(i for i, ln in enumerate(lines) if ln.strip() == "chapters:")
     end = start + 1
     while end < len(lines) and lines[end].lstrip().startswith("- {slug:"):
         end += 1
@@ -37,7 +37,9 @@ def test_a_new_chapter_is_one_registration_plus_its_files(tmp_path, built_site, 
     register(site / "mkdocs.yml")
     (site / "docs" / "scratchpad.md").write_text(LESSON_PAGE)
     (site / "snippets" / "scratchpad").mkdir()
-    (site / "snippets" / "scratchpad" / "hello.py").write_text("def greet():\n    return 'hello from lesson six'\n\n\nprint(greet().upper())\n")
+    (site / "snippets" / "scratchpad" / "hello.py").write_text(
+        "def greet():\n    return 'hello from lesson six'\n\n\nprint(greet().upper())\n"
+    )
     cache = copy_of_site_cache(site_cache, tmp_path / "cache")
     proc = mkdocs_build(site, tmp_path / "out", {"FIELDGUIDE_CACHE_DIR": str(cache)})
     assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -47,7 +49,9 @@ def test_a_new_chapter_is_one_registration_plus_its_files(tmp_path, built_site, 
     assert output_block(page, "python snippets/scratchpad/hello.py") == ["HELLO FROM LESSON SIX"]
     # the nav: numbered after the five lessons, as a page and as a notebook (titled by its heading)
     home = (out / "index.html").read_text()
-    chapter_links = re.findall(r'href="([^"]+)"[^>]*>\s*(?:<span[^>]*>)?\s*(?:6\.|Lesson 6:|Notebook 6:) A throwaway lesson', home)
+    chapter_links = re.findall(
+        r'href="([^"]+)"[^>]*>\s*(?:<span[^>]*>)?\s*(?:6\.|Lesson 6:|Notebook 6:) A throwaway lesson', home
+    )
     assert "scratchpad/" in chapter_links and "notebooks/scratchpad/" in chapter_links
     assert home.index('href="realcode/"') < home.index('href="scratchpad/"')
     # its notebook, generated from its snippets, and its downloads

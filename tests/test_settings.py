@@ -5,14 +5,12 @@ from __future__ import annotations
 
 import ast
 import re
-from pathlib import Path
 
 import pytest
+from conftest import ROOT
 
 from fieldguide.identity import SnippetId, code_fence
 from fieldguide.settings import OPTIONS, FieldGuideConfig, Settings, SettingsError, default_workers
-
-from conftest import ROOT
 
 SRC = ROOT / "src" / "fieldguide"
 
@@ -41,7 +39,11 @@ def test_no_variable_is_read_outside_the_settings():
     readers = []
     for path in sorted(SRC.rglob("*.py")):
         for n, line in enumerate(path.read_text().splitlines(), 1):
-            if re.search(r"FIELDGUIDE_[A-Z_]+", line) and re.search(r"environ|getenv", line) and path.name != "settings.py":
+            if (
+                re.search(r"FIELDGUIDE_[A-Z_]+", line)
+                and re.search(r"environ|getenv", line)
+                and path.name != "settings.py"
+            ):
                 readers.append(f"{path.relative_to(ROOT)}:{n}: {line.strip()}")
     assert not readers, "\n".join(readers)
 
@@ -74,13 +76,25 @@ def test_no_module_sets_or_mutates_another_modules_state():
             elif isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").startswith("fieldguide")):
                 modules |= {a.asname or a.name for a in node.names if a.name.islower()}
         for node in ast.walk(tree):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AugAssign) else []
+            targets = (
+                node.targets
+                if isinstance(node, ast.Assign)
+                else [node.target]
+                if isinstance(node, ast.AugAssign)
+                else []
+            )
             for t in targets:
                 if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id in modules:
                     found.append(f"{path.name}:{node.lineno}: sets {t.value.id}.{t.attr}")
-            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _MUTATORS
-                    and isinstance(node.func.value, ast.Attribute) and isinstance(node.func.value.value, ast.Name)
-                    and node.func.value.value.id in modules and node.func.value.attr.isupper()):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr in _MUTATORS
+                and isinstance(node.func.value, ast.Attribute)
+                and isinstance(node.func.value.value, ast.Name)
+                and node.func.value.value.id in modules
+                and node.func.value.attr.isupper()
+            ):
                 found.append(f"{path.name}:{node.lineno}: mutates {node.func.value.value.id}.{node.func.value.attr}")
     assert not found, "\n".join(found)
 
@@ -89,7 +103,12 @@ def test_variables_override_options_and_bad_values_are_named(tmp_path):
     options = {"executor": "fresh", "workers": 3, "cache_dir": "c", "refresh": False}
     s = Settings.resolve(options, tmp_path, {})
     assert (s.executor, s.workers, s.cache_dir, s.refresh, s.cache) == ("fresh", 3, tmp_path / "c", False, True)
-    env = {"FIELDGUIDE_EXECUTOR": "warm", "FIELDGUIDE_WORKERS": "0", "FIELDGUIDE_REFRESH": "1", "FIELDGUIDE_NO_CACHE": "1"}
+    env = {
+        "FIELDGUIDE_EXECUTOR": "warm",
+        "FIELDGUIDE_WORKERS": "0",
+        "FIELDGUIDE_REFRESH": "1",
+        "FIELDGUIDE_NO_CACHE": "1",
+    }
     s = Settings.resolve(options, tmp_path, env)
     assert (s.executor, s.workers, s.refresh, s.cache) == ("warm", default_workers(), True, False)
     with pytest.raises(SettingsError, match="FIELDGUIDE_WORKERS='many': expected a whole number"):

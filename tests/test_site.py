@@ -41,13 +41,15 @@ def test_build_report_lists_every_snippet(built_site, site_record):
 
 
 def test_chapter_downloads(built_site):
-    assert (built_site / "snippets" / "guards" / "anatomy.py").read_text() == (ROOT / "snippets/guards/anatomy.py").read_text()
+    assert (built_site / "snippets" / "guards" / "anatomy.py").read_text() == (
+        ROOT / "snippets/guards/anatomy.py"
+    ).read_text()
     with zipfile.ZipFile(built_site / "downloads" / "guards-snippets.zip") as zf:
         assert "snippets/guards/anatomy.py" in zf.namelist()
     nb = (built_site / "notebooks" / "guards" / "index.html").read_text()
     assert "fresh_start" in nb and "scaled_sin" in nb
     for path in ("snippets/guards/anatomy.py", "snippets/guards/stale_helper.py"):  # generated from the snippets
-        first_code_line = next(l for l in (ROOT / path).read_text().splitlines() if l.startswith("def "))
+        first_code_line = next(ln for ln in (ROOT / path).read_text().splitlines() if ln.startswith("def "))
         assert first_code_line.split("(")[0].split()[-1] in nb
     assert (built_site / "notebooks" / "dynamic" / "index.html").exists()
 
@@ -112,14 +114,15 @@ def test_build_messages_go_through_the_plugin_logger(scratch):
     scratch.page("index.md", '# Hi\n\n```snippet path="x/one.py"\n```\n\n```snippet path="x/two.py"\n```\n')
     first = scratch.build()
     assert first.returncode == 0, first.stderr
-    lines = [l for l in first.stderr.splitlines() if "fieldguide:" in l]
-    assert [l.split("fieldguide: ", 1)[1].split(" ran in")[0] for l in lines[:-1]] in (
-        ["[1/2] snippets/x/one.py", "[2/2] snippets/x/two.py"], ["[1/2] snippets/x/two.py", "[2/2] snippets/x/one.py"],
+    lines = [ln for ln in first.stderr.splitlines() if "fieldguide:" in ln]
+    assert [ln.split("fieldguide: ", 1)[1].split(" ran in")[0] for ln in lines[:-1]] in (
+        ["[1/2] snippets/x/one.py", "[2/2] snippets/x/two.py"],
+        ["[1/2] snippets/x/two.py", "[2/2] snippets/x/one.py"],
     )
-    assert all(l.startswith("INFO") for l in lines)
+    assert all(ln.startswith("INFO") for ln in lines)
     assert re.search(r"fieldguide: executed 2, reused 0 from cache, 2 snippets in [\d.]+s$", lines[-1])
     again = scratch.build()
-    lines = [l for l in again.stderr.splitlines() if "fieldguide:" in l]
+    lines = [ln for ln in again.stderr.splitlines() if "fieldguide:" in ln]
     assert len(lines) == 1 and "fieldguide: executed 0, reused 2 from cache, 2 snippets" in lines[0]
     quiet = scratch.build("-q", FIELDGUIDE_REFRESH="1")
     assert quiet.returncode == 0 and "fieldguide" not in quiet.stderr + quiet.stdout

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from fieldguide.executors import FreshProcessExecutor
-from fieldguide.record import result_from_run
 from fieldguide.executors.warm import WarmExecutor
+from fieldguide.record import result_from_run
 
 STATE = """
 import logging, os, sys, threading
@@ -110,7 +110,10 @@ def test_warm_reset_undoes_what_a_dirty_worker_carries(tmp_path):
     launcher.chmod(0o755)
     file = tmp_path / "state.py"
     # unseeded draws first (STATE seeds torch's generator): each child must draw its own numbers
-    file.write_text("import random, torch\nprint('unseeded python', random.random())\nprint('unseeded torch', torch.rand(2).tolist())\n" + STATE)
+    file.write_text(
+        "import random, torch\nprint('unseeded python', random.random())\nprint('unseeded torch', torch.rand(2).tolist())\n"
+        + STATE
+    )
     fresh_raw = FreshProcessExecutor(cwd=tmp_path).run(file, {}, 60)
     warm = WarmExecutor(python=str(launcher), cwd=tmp_path, workers=1)
     try:
@@ -121,8 +124,13 @@ def test_warm_reset_undoes_what_a_dirty_worker_carries(tmp_path):
     for raw in runs:
         assert raw.executor == "warm" and raw.exit_code == 0, raw.events
         warm_out = result_from_run("s", {}, raw.events, 0, 0, tmp_path).stdout
-        strip = lambda text: [l for l in text.splitlines() if not l.startswith("unseeded")]  # noqa: E731
+        strip = lambda text: [ln for ln in text.splitlines() if not ln.startswith("unseeded")]  # noqa: E731
         assert strip(warm_out) == strip(fresh)
         assert "counters {}" in warm_out and "guards logger enabled False" in warm_out
-    unseeded = [line for raw in runs for line in result_from_run("s", {}, raw.events, 0, 0, tmp_path).stdout.splitlines() if line.startswith("unseeded")]
+    unseeded = [
+        line
+        for raw in runs
+        for line in result_from_run("s", {}, raw.events, 0, 0, tmp_path).stdout.splitlines()
+        if line.startswith("unseeded")
+    ]
     assert len(unseeded) == 4 and len(set(unseeded)) == 4  # python's and torch's: not the worker's seed twice

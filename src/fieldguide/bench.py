@@ -65,7 +65,11 @@ def run_build(site: Path, out: Path, env: dict[str, str], command: list[str] | N
     start = time.perf_counter()
     proc = subprocess.Popen(
         command or [sys.executable, "-m", "mkdocs", "build", "-q", "--site-dir", str(out)],
-        cwd=site, env=full_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        cwd=site,
+        env=full_env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
     )
     peak = 0
     stop = threading.Event()
@@ -127,8 +131,12 @@ def main(argv: list[str] | None = None) -> int:
             if args.cache_from:
                 shutil.copytree(args.cache_from, Path(tmp) / "cache", ignore=shutil.ignore_patterns("generated"))
             print("bench: serve: edit to page ...", file=sys.stderr, flush=True)
-            serve = serve_latency(site, {**cache, "FIELDGUIDE_EXECUTOR": "warm"}, args.serve_edits, Path(tmp) / "serve.log")
-            print(f"| serve: save to updated page (median of {len(serve['edits'])}) | {serve['median']:.2f} s | ≤ {TARGETS['serve']} s |")
+            serve = serve_latency(
+                site, {**cache, "FIELDGUIDE_EXECUTOR": "warm"}, args.serve_edits, Path(tmp) / "serve.log"
+            )
+            print(
+                f"| serve: save to updated page (median of {len(serve['edits'])}) | {serve['median']:.2f} s | ≤ {TARGETS['serve']} s |"
+            )
             print(f"edits: {serve['edits']}")
             return 0
         if not args.publish_only:
@@ -146,9 +154,12 @@ def main(argv: list[str] | None = None) -> int:
             snippet.write_text(original)
         releases = publish_releases(site, record)
         print(f"bench: one copy per release ({len(releases)}) ...", file=sys.stderr, flush=True)
-        copies = [run_build(site, Path(tmp) / "copies" / r, {**cache, "FIELDGUIDE_REPLAY": str(p)}) for r, p in releases]
+        copies = [
+            run_build(site, Path(tmp) / "copies" / r, {**cache, "FIELDGUIDE_REPLAY": str(p)}) for r, p in releases
+        ]
         results[f"one copy per release, from records ({len(releases)})"] = {
-            "seconds": round(sum(c["seconds"] for c in copies), 2), "peak_mb": max(c["peak_mb"] for c in copies),
+            "seconds": round(sum(c["seconds"] for c in copies), 2),
+            "peak_mb": max(c["peak_mb"] for c in copies),
         }
         print("bench: publish ...", file=sys.stderr, flush=True)
         cmd = [sys.executable, "-m", "fieldguide.publish", "--out", str(Path(tmp) / "public")]
@@ -156,7 +167,9 @@ def main(argv: list[str] | None = None) -> int:
         serve = None
         if args.serve_edits and not args.publish_only:
             print("bench: serve: edit to page ...", file=sys.stderr, flush=True)
-            serve = serve_latency(site, {**cache, "FIELDGUIDE_EXECUTOR": "warm"}, args.serve_edits, Path(tmp) / "serve.log")
+            serve = serve_latency(
+                site, {**cache, "FIELDGUIDE_EXECUTOR": "warm"}, args.serve_edits, Path(tmp) / "serve.log"
+            )
     baseline = results[f"one copy per release, from records ({len(releases)})"]["seconds"]
     publish = results["publish (the whole tree)"]["seconds"] / baseline
     peak = max(r["peak_mb"] for r in results.values()) / 1024

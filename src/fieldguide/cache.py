@@ -107,7 +107,9 @@ class Cache:
             path.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
         except OSError as exc:
-            raise CacheUnwritable(f"cannot write the execution cache in {self.directory}: {exc.strerror or exc}") from None
+            raise CacheUnwritable(
+                f"cannot write the execution cache in {self.directory}: {exc.strerror or exc}"
+            ) from None
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as fh:
                 json.dump(entry, fh)
@@ -171,7 +173,9 @@ def _mb(n: int) -> str:
 def main(argv: list[str] | None = None) -> int:
     from .settings import load
 
-    parser = argparse.ArgumentParser(prog="fieldguide-cache", description="Inspect, prune or clear the execution cache.")
+    parser = argparse.ArgumentParser(
+        prog="fieldguide-cache", description="Inspect, prune or clear the execution cache."
+    )
     parser.add_argument("--dir", help="the cache directory (default: mkdocs.yml's cache_dir, or FIELDGUIDE_CACHE_DIR)")
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("info", help="entries, size and age")
@@ -184,7 +188,11 @@ def main(argv: list[str] | None = None) -> int:
     cache = Cache(directory)
     if args.command == "info":
         i = cache.info()
-        age = "" if i["oldest_use"] is None else f", least recently used {(time.time() - i['oldest_use']) / 86400:.1f} days ago"
+        age = (
+            ""
+            if i["oldest_use"] is None
+            else f", least recently used {(time.time() - i['oldest_use']) / 86400:.1f} days ago"
+        )
         print(f"{i['directory']}: {i['entries']} entries, {_mb(i['bytes'])}{age}")
     elif args.command == "prune":
         if args.max_mb is None and args.older_than is None:

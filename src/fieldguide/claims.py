@@ -38,7 +38,9 @@ def command(result: SnippetResult) -> str:
 
 @dataclass(frozen=True)
 class Evidence:
-    run: str  # the command line that titles the output block, e.g. "TORCH_LOGS=guards python snippets/guards/anatomy.py"
+    run: (
+        str  # the command line that titles the output block, e.g. "TORCH_LOGS=guards python snippets/guards/anatomy.py"
+    )
     line: str  # the output line (or the part of it) the claim rests on, verbatim
     nth: int = 0  # which of the output lines containing `line` (0: the first)
 
@@ -209,7 +211,14 @@ def _code(text: str) -> str:
 
 def _attr(text: str) -> str:
     """An HTML attribute value that survives Markdown: no pipe, backtick or backslash left to parse."""
-    return html.escape(text, quote=True).replace("|", "&#124;").replace("`", "&#96;").replace("\\", "&#92;").replace("*", "&#42;").replace("_", "&#95;")
+    return (
+        html.escape(text, quote=True)
+        .replace("|", "&#124;")
+        .replace("`", "&#96;")
+        .replace("\\", "&#92;")
+        .replace("*", "&#42;")
+        .replace("_", "&#95;")
+    )
 
 
 MAX_MARKERS = 3  # a claim resting on many lines links the first few; the check covers them all
@@ -293,7 +302,9 @@ def problems(c: Claim, displayed: dict[str, str]) -> list[str]:
 
 
 # -- rendering a chapter outside MkDocs (for the tests and the release table) ---------------------
-_EXEC_BLOCK = re.compile(r'^```python exec="on"(?: session="(?P<session>[^"]*)")?[^\n]*\n(?P<code>.*?)^```\s*$', re.M | re.S)
+_EXEC_BLOCK = re.compile(
+    r'^```python exec="on"(?: session="(?P<session>[^"]*)")?[^\n]*\n(?P<code>.*?)^```\s*$', re.M | re.S
+)
 
 
 @dataclass

@@ -11,8 +11,8 @@ import tokenize
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .identity import SnippetId
 from .fences import FoundFence, SnippetFence, find_fences
+from .identity import SnippetId
 
 
 class CollectError(Exception):

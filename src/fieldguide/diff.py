@@ -20,8 +20,8 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
 
 from .facts import facts
-from .normalize import normalize_output
 from .identity import SnippetId, code_fence
+from .normalize import normalize_output
 from .record import BuildRecord, SnippetResult
 
 
@@ -139,7 +139,10 @@ def to_markdown(report: Report, for_site: bool = False) -> str:
                     out += ["    " + line for text in d.parts.values() for line in (_fence(text) + "\n").splitlines()]
                     out += [""]
                 else:
-                    out += [f"<details><summary><code>{d.path}</code> {html.escape(_env(d.env))}: {', '.join(d.parts)}</summary>", ""]
+                    out += [
+                        f"<details><summary><code>{d.path}</code> {html.escape(_env(d.env))}: {', '.join(d.parts)}</summary>",
+                        "",
+                    ]
                     for text in d.parts.values():
                         out += [_fence(text), ""]
                     out += ["</details>", ""]

@@ -17,12 +17,12 @@ import re
 import sys
 import threading
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
 
-from .cache import Cache, CacheUnwritable, Toolchain, cache_key, file_hash
 from . import collect
+from .cache import Cache, Toolchain, cache_key, file_hash
 from .collect import Job, sources
 from .executors.base import MEMORY_LIMIT, RawRun
 from .executors.warm import WorkerError
@@ -62,13 +62,15 @@ def source_digest(job: Job, snippets_dir: Path) -> str:
 
 
 def _now() -> str:
-    return datetime.now(timezone.utc).replace(microsecond=0).isoformat()
+    return datetime.now(UTC).replace(microsecond=0).isoformat()
 
 
 # -- portable cache entries -------------------------------------------------------------------
 def _machine_paths() -> list[tuple[str, str]]:
     """(path of this machine, placeholder) for the interpreter's installation, longest first."""
-    pairs = {os.path.realpath(p): f"\x00{name}\x00" for name, p in (("base_prefix", sys.base_prefix), ("prefix", sys.prefix))}
+    pairs = {
+        os.path.realpath(p): f"\x00{name}\x00" for name, p in (("base_prefix", sys.base_prefix), ("prefix", sys.prefix))
+    }
     return sorted(pairs.items(), key=lambda kv: -len(kv[0]))
 
 
@@ -130,22 +132,25 @@ def failure_message(job: Job, result: SnippetResult, what: str) -> str:
     note = ""
     if "MemoryError" in result.stderr:
         note = f"\n  (a snippet may map {MEMORY_LIMIT / 1024**3:g} GB of address space beyond the interpreter it starts in)"
-    return (
-        f"{pages}: {job.display_path} {what}.\n  ran as: {job.id.command_line()}"
-        f"\n  {label}:\n{body}{note}"
-    )
+    return f"{pages}: {job.display_path} {what}.\n  ran as: {job.id.command_line()}\n  {label}:\n{body}{note}"
 
 
 def _result(job: Job, raw: RawRun, root: Path, cached: bool, digest: str, measured_at: str) -> SnippetResult:
     result = result_from_run(
-        job.display_path, job.env, raw.events, raw.exit_code, raw.seconds, root, raw.executor, digest, measured_at,
+        job.display_path,
+        job.env,
+        raw.events,
+        raw.exit_code,
+        raw.seconds,
+        root,
+        raw.executor,
+        digest,
+        measured_at,
         artifacts=raw.artifacts,
     )
     result.pages = list(job.pages)
     result.cached = cached
     return result
-
-
 
 
 def _from_cache(payload: dict | None, root: Path) -> RawRun | None:
@@ -159,8 +164,13 @@ def _from_cache(payload: dict | None, root: Path) -> RawRun | None:
         events = from_portable([(str(s), str(t)) for s, t in payload["events"]])
         artifacts = {str(k): from_portable([("", str(v))])[0][1] for k, v in dict(payload.get("artifacts", {})).items()}
         return RawRun(
-            events, payload["exit_code"], payload["seconds"], bool(payload["timed_out"]), payload["executor"],
-            payload["failure"], artifacts=artifacts,
+            events,
+            payload["exit_code"],
+            payload["seconds"],
+            bool(payload["timed_out"]),
+            payload["executor"],
+            payload["failure"],
+            artifacts=artifacts,
         )
     except (KeyError, TypeError, ValueError, AttributeError):
         return None  # an entry of another shape: run again
@@ -227,9 +237,15 @@ def execute(
         progress.finish(job.display_path, False, raw.seconds)
         if conclude(i, raw, False, measured_at) and cache is not None and not cache_problem:
             entry = {
-                "events": portable, "exit_code": raw.exit_code, "seconds": raw.seconds, "timed_out": raw.timed_out,
-                "executor": raw.executor, "failure": raw.failure, "measured_at": measured_at,
-                "reads": reads_manifest(raw.reads, root), "artifacts": portable_artifacts,
+                "events": portable,
+                "exit_code": raw.exit_code,
+                "seconds": raw.seconds,
+                "timed_out": raw.timed_out,
+                "executor": raw.executor,
+                "failure": raw.failure,
+                "measured_at": measured_at,
+                "reads": reads_manifest(raw.reads, root),
+                "artifacts": portable_artifacts,
             }
             try:
                 cache.put(keys[i], entry)

@@ -33,11 +33,14 @@ AFTER_LIMIT = run("releases/after_limit.py", "recompiles")
 
 def after_limit(result: SnippetResult) -> dict[str, str]:
     """What ran after a function hit its recompile limit (snippets/releases/after_limit.py)."""
-    steps = [(m["label"], ast.literal_eval(m["graphs"]), ast.literal_eval(m["ran"])) for m in _LIMIT_STEP.finditer(result.stdout)]
+    steps = [
+        (m["label"], ast.literal_eval(m["graphs"]), ast.literal_eval(m["ran"]))
+        for m in _LIMIT_STEP.finditer(result.stdout)
+    ]
     if len(steps) != 3:
         raise ValueError(f"{result.path}: expected 3 steps, read {len(steps)}")
     (_, first_graphs, _), (_, over_graphs, over_ran), (_, _, again_ran) = steps
-    new = over_graphs[len(first_graphs):]
+    new = over_graphs[len(first_graphs) :]
     if new:
         new_input = "its frame runs eagerly; the functions it calls compile on their own"
     else:
@@ -67,7 +70,10 @@ def rebuild_loop(result: SnippetResult) -> str:
     return str(counts[-1])
 
 
-@fact("modules: graphs for a model rebuilt 16 times (accumulated limit lowered to 8)", run("releases/rebuild_loop.py", "recompiles"))
+@fact(
+    "modules: graphs for a model rebuilt 16 times (accumulated limit lowered to 8)",
+    run("releases/rebuild_loop.py", "recompiles"),
+)
 def rebuilt_16_times(result: SnippetResult) -> Measured:
     value = rebuild_loop(result)
     last = [ln for ln in result.stdout.splitlines() if "unique_graphs=" in ln][-1]
@@ -83,7 +89,9 @@ def evaluate(f: Fact, build: BuildRecord) -> Measured | None:
         return None
 
 
-def facts_with_sources(build: BuildRecord, snippets_dir: Path | None = None) -> dict[str, tuple[str, list[SnippetResult]]]:
+def facts_with_sources(
+    build: BuildRecord, snippets_dir: Path | None = None
+) -> dict[str, tuple[str, list[SnippetResult]]]:
     """Every fact this record can answer: name -> (value as a table shows it, the results it was read from)."""
     out: dict[str, tuple[str, list[SnippetResult]]] = {}
     for name, f in FACTS.items():

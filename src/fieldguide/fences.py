@@ -200,10 +200,10 @@ def snippet_info(info: str) -> tuple[bool, str, bool]:
     if info.startswith("{") and info.endswith("}"):
         inner = info[1:-1].strip()
         first = inner.split(None, 1)[0] if inner else ""
-        return first == "." + FENCE_NAME, inner[len(first):], True
+        return first == "." + FENCE_NAME, inner[len(first) :], True
     word = info.split(None, 1)[0] if info else ""
     if word == FENCE_NAME:
-        return True, info[len(FENCE_NAME):], False
+        return True, info[len(FENCE_NAME) :], False
     if word.startswith(FENCE_NAME + "{") or word.startswith("{." + FENCE_NAME):
         return True, "", False  # a malformed form of ours: reported, never silently skipped
     return False, "", False

@@ -70,7 +70,9 @@ def split_lines(events: list[tuple[str, str]]) -> list[tuple[str, str]]:
     return lines
 
 
-_ENGINE_FRAME = re.compile(r'^(?P<indent>\s*)File "(?:<frozen runpy>|[^"]*fieldguide/(?:runner|executors/\w+)\.py)", line \d+, in ')
+_ENGINE_FRAME = re.compile(
+    r'^(?P<indent>\s*)File "(?:<frozen runpy>|[^"]*fieldguide/(?:runner|executors/\w+)\.py)", line \d+, in '
+)
 
 
 def without_engine_frames(lines: list[Line]) -> list[Line]:

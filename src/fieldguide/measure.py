@@ -90,8 +90,14 @@ def measure(
     failed: list[str] = []
     try:
         results = execute(
-            jobs, root=root, snippets_dir=root / "snippets", executor=executor,
-            cache=Cache(settings.cache_dir) if settings.cache else None, workers=workers, refresh=refresh, failed=failed,
+            jobs,
+            root=root,
+            snippets_dir=root / "snippets",
+            executor=executor,
+            cache=Cache(settings.cache_dir) if settings.cache else None,
+            workers=workers,
+            refresh=refresh,
+            failed=failed,
         )
     finally:
         executor.close()
@@ -103,7 +109,10 @@ def measure(
     build = BuildRecord.new(toolchain.torch, results)
     build.write(out)
     if failed:
-        raise ExecutionFailed(f"{len(failed)} snippet(s) failed on torch {toolchain.torch} (recorded as failed in {out}):\n" + "\n".join(failed))
+        raise ExecutionFailed(
+            f"{len(failed)} snippet(s) failed on torch {toolchain.torch} (recorded as failed in {out}):\n"
+            + "\n".join(failed)
+        )
     return build
 
 
@@ -120,8 +129,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--refresh", action="store_true", help="run every snippet again, ignoring the cache")
     parser.add_argument("--check", action="store_true", help="only report stale or missing entries (exit 1 if any)")
     parser.add_argument("--workers", type=int, default=None)
-    parser.add_argument("--only", action="append", metavar="GLOB",
-                        help="run only snippets matching this path glob again (and what is stale); keep the rest")
+    parser.add_argument(
+        "--only",
+        action="append",
+        metavar="GLOB",
+        help="run only snippets matching this path glob again (and what is stale); keep the rest",
+    )
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(message)s")  # the engine logs progress (prefixed "fieldguide: ")
     root = find_root(Path.cwd())

@@ -189,5 +189,7 @@ def generate(chapters, docs_dir: Path, snippets_dir: Path, build: BuildRecord) -
             continue
         title = f"Lesson {chapter.number}: {chapter.title}"
         files[page_of(chapter)] = page(chapter.slug, title, examples, build, snippets_dir)
-        files[f"notebooks/{chapter.slug}.ipynb"] = json.dumps(ipynb(chapter.slug, title, examples, build, snippets_dir), indent=1) + "\n"
+        files[f"notebooks/{chapter.slug}.ipynb"] = (
+            json.dumps(ipynb(chapter.slug, title, examples, build, snippets_dir), indent=1) + "\n"
+        )
     return files

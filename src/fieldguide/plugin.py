@@ -131,10 +131,14 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
         self.expected: dict[str, int] = {}
         fences = config["mdx_configs"].setdefault("pymdownx.superfences", {}).setdefault("custom_fences", [])
         fences[:] = [f for f in fences if f.get("name") != FENCE_NAME]
-        fences.append({
-            "name": FENCE_NAME, "class": FENCE_NAME, "validator": render.validator,
-            "format": functools.partial(render.formatter, state=self.render_state),
-        })
+        fences.append(
+            {
+                "name": FENCE_NAME,
+                "class": FENCE_NAME,
+                "validator": render.validator,
+                "format": functools.partial(render.formatter, state=self.render_state),
+            }
+        )
         if config["nav"]:
             config["nav"] = self._nav(config["nav"])
         self._build_into_partial(config)
@@ -171,7 +175,7 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
         parent = self.final_site.parent
         parent.mkdir(parents=True, exist_ok=True)
         for stale in parent.glob(f"{PARTIAL_PREFIX}*"):  # left by a build that was killed
-            pid = stale.name[len(PARTIAL_PREFIX):].split("-", 1)[0]
+            pid = stale.name[len(PARTIAL_PREFIX) :].split("-", 1)[0]
             if not (pid.isdigit() and _pid_alive(int(pid))):
                 _remove(stale)
         self.partial = Path(tempfile.mkdtemp(prefix=f"{PARTIAL_PREFIX}{os.getpid()}-", dir=parent))
@@ -227,7 +231,7 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
         if state.rendered != expected or shown != expected:
             raise _fail(
                 f"{where}: {expected} snippet fence(s) collected but {shown} rendered; "
-                "write each fence as ```snippet path=\"...\"``` on a line of its own, outside indented code"
+                'write each fence as ```snippet path="..."``` on a line of its own, outside indented code'
             )
         if state.replay is not None:  # a copy from a record: its notices say what cannot be checked
             claims.begin_page()  # (forget this page's claims)
@@ -261,7 +265,8 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
         else:
             build = record.BuildRecord.new(current_toolchain().torch, self._execute(jobs))
         config["extra"]["fieldguide_release"] = render.release_banner(
-            build, live=not settings.replay, replay=self.render_state.replay)
+            build, live=not settings.replay, replay=self.render_state.replay
+        )
         for result in build.snippets:
             result.pages = [urls[p] for p in result.pages]
         self.build = context.BuildContext(settings, build, base, self.render_state)
@@ -273,18 +278,28 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
 
     def _add_notebooks(self, files, config, docs: Path) -> None:
         """Each chapter's notebook (.ipynb and its page), from the snippets and this build's outputs."""
-        for src_uri, content in notebook.generate(self.settings.chapters, docs, self.settings.snippets_dir, record.current()).items():
+        for src_uri, content in notebook.generate(
+            self.settings.chapters, docs, self.settings.snippets_dir, record.current()
+        ).items():
             files.append(serving.generated(config, src_uri, self._store, content=content))
 
     def _executor_for(self, settings: Settings):
         """The executor, kept across the rebuilds of one `mkdocs serve` while nothing it depends on changed."""
-        key = (settings.executor, settings.workers, str(settings.root), sys.executable,
-               current_toolchain().torch, engine_fingerprint())
+        key = (
+            settings.executor,
+            settings.workers,
+            str(settings.root),
+            sys.executable,
+            current_toolchain().torch,
+            engine_fingerprint(),
+        )
         if self._executor is not None and key != self._executor_key:
             self._close_executor()
         if self._executor is None:
             try:
-                self._executor = make_executor(settings.executor, cwd=settings.root, workers=settings.workers, root=settings.root)
+                self._executor = make_executor(
+                    settings.executor, cwd=settings.root, workers=settings.workers, root=settings.root
+                )
             except ValueError as exc:
                 raise _fail(str(exc)) from None
             self._executor_key = key

@@ -68,8 +68,7 @@ class Progress:
     def summary(self) -> str:
         elapsed = time.perf_counter() - self.started
         return (
-            f"executed {self.done - self.hits}, reused {self.hits} from cache, "
-            f"{self.total} snippets in {elapsed:.1f}s"
+            f"executed {self.done - self.hits}, reused {self.hits} from cache, {self.total} snippets in {elapsed:.1f}s"
         )
 
     def close(self) -> None:

@@ -63,7 +63,9 @@ def record_path(root: Path, release: str) -> Path:
     return root / "records" / f"torch-{release}.json.gz"
 
 
-def plan(root: Path, wanted: list[str] | None, records: dict[str, Path], *, live: bool = True) -> tuple[list[Copy], list[str]]:
+def plan(
+    root: Path, wanted: list[str] | None, records: dict[str, Path], *, live: bool = True
+) -> tuple[list[Copy], list[str]]:
     """The copies to build, and the releases skipped for want of a record."""
     default, releases = read_releases(root)
     chosen = wanted or releases
@@ -91,10 +93,15 @@ def build_batch(root: Path, batch: list[Copy], out: Path, scratch: Path, python:
     spec.write_text(json.dumps([{"release": c.release, "record": str(c.record) if c.record else None} for c in batch]))
     proc = subprocess.run(
         [python, "-m", "fieldguide.publish", "--batch", str(spec), "--out", str(out), "--scratch", str(scratch)],
-        cwd=root, env={**os.environ, **QUIET}, capture_output=True, text=True,
+        cwd=root,
+        env={**os.environ, **QUIET},
+        capture_output=True,
+        text=True,
     )
     if proc.returncode != 0:
-        raise SystemExit(f"publish: building {', '.join(c.release for c in batch)} failed:\n{(proc.stdout + proc.stderr)[-4000:]}")
+        raise SystemExit(
+            f"publish: building {', '.join(c.release for c in batch)} failed:\n{(proc.stdout + proc.stderr)[-4000:]}"
+        )
     return [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
 
 
@@ -110,7 +117,9 @@ def run_batch(root: Path, spec: Path, out: Path, scratch: Path) -> int:
     from . import settings as fg_settings
 
     live_cache = fg_settings.load(root).cache_dir  # the caller's cache (FIELDGUIDE_CACHE_DIR included)
-    fg_settings.drop_overrides("FIELDGUIDE_REPLAY", "FIELDGUIDE_CACHE_DIR", "FIELDGUIDE_PUBLISH")  # each copy's own, below
+    fg_settings.drop_overrides(
+        "FIELDGUIDE_REPLAY", "FIELDGUIDE_CACHE_DIR", "FIELDGUIDE_PUBLISH"
+    )  # each copy's own, below
     for item in json.loads(spec.read_text()):
         release, rec = item["release"], item["record"]
         _sessions_globals.clear()
@@ -129,7 +138,10 @@ def run_batch(root: Path, spec: Path, out: Path, scratch: Path) -> int:
             return 1
         finally:
             config.plugins.on_shutdown()
-        print(json.dumps({"release": release, "live": rec is None, "seconds": round(time.perf_counter() - start, 2)}), flush=True)
+        print(
+            json.dumps({"release": release, "live": rec is None, "seconds": round(time.perf_counter() - start, 2)}),
+            flush=True,
+        )
     return 0
 
 
@@ -205,7 +217,9 @@ def link_duplicates(out: Path, releases: list[str]) -> int:
     return saved
 
 
-def publish(root: Path, out: Path, copies: list[Copy], *, jobs: int | None = None, python: str = sys.executable) -> dict:
+def publish(
+    root: Path, out: Path, copies: list[Copy], *, jobs: int | None = None, python: str = sys.executable
+) -> dict:
     out.mkdir(parents=True, exist_ok=True)
     for copy in copies:
         shutil.rmtree(out / copy.release, ignore_errors=True)
@@ -224,8 +238,13 @@ def publish(root: Path, out: Path, copies: list[Copy], *, jobs: int | None = Non
     )
     (out / ".nojekyll").write_text("")  # GitHub Pages: serve the tree as it is
     saved = link_duplicates(out, releases)
-    return {"copies": built, "newest": newest, "alias_pages": aliases, "linked_mb": round(saved / 2**20, 1),
-            "seconds": round(time.perf_counter() - start, 2)}
+    return {
+        "copies": built,
+        "newest": newest,
+        "alias_pages": aliases,
+        "linked_mb": round(saved / 2**20, 1),
+        "seconds": round(time.perf_counter() - start, 2),
+    }
 
 
 def _record_arg(text: str) -> tuple[str, Path]:
@@ -238,10 +257,21 @@ def _record_arg(text: str) -> tuple[str, Path]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="nox -s publish --", description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=Path("public"), help="where the tree goes (default: public/)")
-    parser.add_argument("--release", action="append", dest="releases", metavar="X.Y.Z",
-                        help="publish only these releases (repeatable; default: every release with a record)")
-    parser.add_argument("--record", action="append", type=_record_arg, default=[], metavar="X.Y.Z=PATH",
-                        help="render this release from another record than records/torch-X.Y.Z.json.gz")
+    parser.add_argument(
+        "--release",
+        action="append",
+        dest="releases",
+        metavar="X.Y.Z",
+        help="publish only these releases (repeatable; default: every release with a record)",
+    )
+    parser.add_argument(
+        "--record",
+        action="append",
+        type=_record_arg,
+        default=[],
+        metavar="X.Y.Z=PATH",
+        help="render this release from another record than records/torch-X.Y.Z.json.gz",
+    )
     parser.add_argument("--no-live", action="store_true", help="render the default release from its record too")
     parser.add_argument("--jobs", type=int, default=0, help="copies built at once (default: one per core)")
     parser.add_argument("--json", type=Path, help="also write a summary (timings) here")
@@ -253,18 +283,27 @@ def main(argv: list[str] | None = None) -> int:
         return run_batch(root, args.batch, args.out.resolve(), args.scratch)
     copies, skipped = plan(root, args.releases, dict(args.record), live=not args.no_live)
     for release in skipped:
-        print(f"publish: torch {release}: no record ({record_path(root, release).relative_to(root)}); "
-              f"skipped (`nox -s matrix -- {release}` measures it)", file=sys.stderr)
+        print(
+            f"publish: torch {release}: no record ({record_path(root, release).relative_to(root)}); "
+            f"skipped (`nox -s matrix -- {release}` measures it)",
+            file=sys.stderr,
+        )
     if not copies:
         raise SystemExit("publish: nothing to publish")
-    print(f"publish: {len(copies)} copies ({', '.join(c.release + (' live' if c.live else '') for c in copies)}) -> {args.out}/",
-          file=sys.stderr, flush=True)
+    print(
+        f"publish: {len(copies)} copies ({', '.join(c.release + (' live' if c.live else '') for c in copies)}) -> {args.out}/",
+        file=sys.stderr,
+        flush=True,
+    )
     summary = publish(root, args.out.resolve(), copies, jobs=args.jobs or None)
     summary["skipped"] = skipped
     for c in summary["copies"]:
         print(f"publish: torch {c['release']}{' (live)' if c['live'] else ''}: {c['seconds']} s", file=sys.stderr)
-    print(f"publish: wrote {args.out}/ in {summary['seconds']} s (newest: {summary['newest']}, aliased {LATEST}; "
-          f"{summary['linked_mb']} MB shared between copies)", file=sys.stderr)
+    print(
+        f"publish: wrote {args.out}/ in {summary['seconds']} s (newest: {summary['newest']}, aliased {LATEST}; "
+        f"{summary['linked_mb']} MB shared between copies)",
+        file=sys.stderr,
+    )
     if args.json:
         args.json.write_text(json.dumps(summary, indent=1))
     return 0

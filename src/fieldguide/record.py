@@ -19,7 +19,7 @@ import os
 import platform
 import sys
 from dataclasses import asdict, dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from . import logs as logparse
@@ -93,7 +93,15 @@ def requested_channels(env: dict[str, str]) -> list[str]:
 
 
 def result_from_run(
-    display_path: str, env: dict[str, str], events, exit_code, seconds, root, executor="", digest="", measured_at="",
+    display_path: str,
+    env: dict[str, str],
+    events,
+    exit_code,
+    seconds,
+    root,
+    executor="",
+    digest="",
+    measured_at="",
     artifacts: dict[str, str] | None = None,
 ) -> SnippetResult:
     # Paths inside the repository are shown as a reader who runs from its root sees them, in every
@@ -138,7 +146,7 @@ class BuildRecord:
             torch=torch_version,
             python=platform.python_version(),
             platform=f"{platform.system()} {platform.machine()}",
-            built_at=datetime.now(timezone.utc).replace(microsecond=0).isoformat(),
+            built_at=datetime.now(UTC).replace(microsecond=0).isoformat(),
             snippets=snippets,
         )
 

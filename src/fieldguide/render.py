@@ -62,7 +62,9 @@ class RenderState:
     rendered: int = 0
     errors: list[str] = field(default_factory=list)
     anchors: dict[str, int] = field(default_factory=dict)  # ids given on the page being rendered
-    places: dict[str, str] = field(default_factory=dict)  # snippet key -> "page/#anchor" where its output is first shown
+    places: dict[str, str] = field(
+        default_factory=dict
+    )  # snippet key -> "page/#anchor" where its output is first shown
 
     def start_page(self, page: str, url: str = "") -> None:
         self.page, self.page_url, self.rendered, self.errors, self.anchors = page, url, 0, [], {}
@@ -101,7 +103,8 @@ NOTICES = {
 
 def notice_html(status: str, torch: str, command: str) -> str:
     title = {"missing": "Not measured on this release", "failed": f"Failed on torch {torch}"}.get(
-        status, f"Changed since torch {torch} was measured")
+        status, f"Changed since torch {torch} was measured"
+    )
     body = html.escape(NOTICES[status].format(torch=torch))
     return (
         f'<div class="admonition warning fg-replay-notice" data-status="{status}">'
@@ -110,7 +113,9 @@ def notice_html(status: str, torch: str, command: str) -> str:
     )
 
 
-_EXEC_BLOCK = re.compile(r'^(?P<fence>`{3,})python (?P<opts>[^\n]*exec="on"[^\n]*)\n(?P<code>.*?)\n(?P=fence)[ \t]*$', re.M | re.S)
+_EXEC_BLOCK = re.compile(
+    r'^(?P<fence>`{3,})python (?P<opts>[^\n]*exec="on"[^\n]*)\n(?P<code>.*?)\n(?P=fence)[ \t]*$', re.M | re.S
+)
 _H1 = re.compile(r"^# .*$", re.M)
 
 
@@ -124,19 +129,28 @@ def replay_page_markdown(markdown: str, page: str, state: ReplayState | None) ->
     changed = sorted({label for status, label in notes if status in ("stale", "unverified")})
     missing = sorted({label for status, label in notes if status == "missing"})
     failed = sorted({label for status, label in notes if status == "failed"})
-    title = f"Examples on this page changed since torch {state.torch} was measured" if changed or missing else \
-        f"Examples on this page failed on torch {state.torch}"
+    title = (
+        f"Examples on this page changed since torch {state.torch} was measured"
+        if changed or missing
+        else f"Examples on this page failed on torch {state.torch}"
+    )
     lines = [f'!!! warning "{title}"', ""]
     if changed:
-        lines.append(f"    These examples were edited after torch {state.torch} was measured (or its record cannot confirm "
-                     "the source that ran), so their outputs, and the statements on this page that rest on them, come "
-                     "from the earlier versions: " + ", ".join(f"`{x}`" for x in changed) + ".")
+        lines.append(
+            f"    These examples were edited after torch {state.torch} was measured (or its record cannot confirm "
+            "the source that ran), so their outputs, and the statements on this page that rest on them, come "
+            "from the earlier versions: " + ", ".join(f"`{x}`" for x in changed) + "."
+        )
     if missing:
-        lines.append(("" if not changed else "\n") + f"    These examples were added after torch {state.torch} was measured and "
-                     "have no output for it: " + ", ".join(f"`{x}`" for x in missing) + ".")
+        lines.append(
+            ("" if not changed else "\n") + f"    These examples were added after torch {state.torch} was measured and "
+            "have no output for it: " + ", ".join(f"`{x}`" for x in missing) + "."
+        )
     if failed:
-        lines.append(("" if not (changed or missing) else "\n") + f"    These examples did not run to their end on torch "
-                     f"{state.torch}; what they printed before stopping is shown: " + ", ".join(f"`{x}`" for x in failed) + ".")
+        lines.append(
+            ("" if not (changed or missing) else "\n") + f"    These examples did not run to their end on torch "
+            f"{state.torch}; what they printed before stopping is shown: " + ", ".join(f"`{x}`" for x in failed) + "."
+        )
     lines.append(f"\n    `{state.command}` measures them again.")
     banner = "\n".join(lines) + "\n"
     markdown = _EXEC_BLOCK.sub(_guard_block, markdown)
@@ -169,10 +183,11 @@ def guarded(code_b64: str, scope: dict) -> None:
         replay = state.replay if state else None
         torch = replay.torch if replay else "this release"
         scope["print"](f'!!! warning "Not rendered for torch {torch}"')
-        scope["print"](f"    This part of the page rests on examples listed at the top of the page (changed, added or "
-                       f"failed since torch {torch} was measured), and their recorded outputs do not carry what it reads "
-                       f"(`{type(exc).__name__}`). `nox -s matrix -- {torch}` measures them again.\n")
-
+        scope["print"](
+            f"    This part of the page rests on examples listed at the top of the page (changed, added or "
+            f"failed since torch {torch} was measured), and their recorded outputs do not carry what it reads "
+            f"(`{type(exc).__name__}`). `nox -s matrix -- {torch}` measures them again.\n"
+        )
 
 
 def command_line(path: str, env: dict[str, str]) -> str:
@@ -219,12 +234,16 @@ def validator(language: str, inputs: dict[str, str], options: dict[str, Any], at
 SHOWN_MARK = f"<!--fieldguide-shown-{secrets.token_hex(8)}-->"
 
 
-def formatter(source: str, language: str, css_class: str, options: dict[str, Any], md, state: RenderState, **kwargs: Any) -> str:
+def formatter(
+    source: str, language: str, css_class: str, options: dict[str, Any], md, state: RenderState, **kwargs: Any
+) -> str:
     state.rendered += 1
     try:
         return SHOWN_MARK + _render(options, md, state)
     except Exception as exc:  # noqa: BLE001 - reported by the plugin as a build failure
-        state.errors.append(f"{type(exc).__name__}: {exc}" if not isinstance(exc, (FenceError, LookupError)) else str(exc))
+        state.errors.append(
+            f"{type(exc).__name__}: {exc}" if not isinstance(exc, (FenceError, LookupError)) else str(exc)
+        )
         return f'<p class="fieldguide-error">{html.escape(str(exc))}</p>'
 
 
@@ -247,8 +266,14 @@ def _render(options: dict[str, Any], md, state: RenderState) -> str:
         raise LookupError(f"{display} with env {env} was not executed in this build")
     if fence.show == "none":  # executed for the chapter's data; the page renders it its own way
         return ""
-    if not status and result.digest and source_digest(state.snippets_dir / fence.path, state.snippets_dir) != result.digest:
-        raise LookupError(f"{display} changed on disk after it ran, so the page would not show the source that ran; build again")
+    if (
+        not status
+        and result.digest
+        and source_digest(state.snippets_dir / fence.path, state.snippets_dir) != result.digest
+    ):
+        raise LookupError(
+            f"{display} changed on disk after it ran, so the page would not show the source that ran; build again"
+        )
     parts = []
     if fence.show in ("both", "source"):
         title = fence.title or (display + (f" (lines {fence.lines[0]}-{fence.lines[1]})" if fence.lines else ""))

@@ -28,7 +28,9 @@ def snippet_table(build: BuildRecord, page_url: str) -> str:
     rows = ["| snippet | environment | seconds | cache | exit | shown on |", "|---|---|---:|---|---:|---|"]
     for s in sorted(build.snippets, key=lambda s: -s.seconds):
         env = " ".join(f"`{k}={v}`" for k, v in s.env.items()) or "—"
-        pages = ", ".join(f"[{'home' if p in ('', './') else p.strip('/')}]({relative_link(page_url, p)})" for p in s.pages)
+        pages = ", ".join(
+            f"[{'home' if p in ('', './') else p.strip('/')}]({relative_link(page_url, p)})" for p in s.pages
+        )
         cache = "hit" if s.cached else "executed"
         rows.append(f"| `{s.path}` | {env} | {s.seconds:.2f} | {cache} | {s.exit_code} | {pages} |")
     total = sum(s.seconds for s in build.snippets)
@@ -47,6 +49,10 @@ def release_records(cols) -> str:
         else:
             gaps = sorted(" ".join([p, *(f"{k}={v}" for k, v in env)]) for p, env in col.stale)
             gaps += [f"{g} (missing)" for g in col.missing]
-            text = ", ".join(f"`{g}`" for g in gaps) + f"; `nox -s matrix -- {col.release}` measures them again" if gaps else "none"
+            text = (
+                ", ".join(f"`{g}`" for g in gaps) + f"; `nox -s matrix -- {col.release}` measures them again"
+                if gaps
+                else "none"
+            )
             rows.append(f"| `{col.release}` | {col.measured[:10]} | {text} |")
     return "\n".join(rows) + "\n"

@@ -62,11 +62,10 @@ import runpy
 import select
 import signal
 import sys
-import types
 import traceback
+import types
 
 from .executors.base import EXIT_OUTPUT_LIMIT, become_subreaper, supervise, terminate_on_signal
-
 
 _encode = getattr(json.encoder, "c_encode_basestring_ascii", None) or json.encoder.py_encode_basestring_ascii
 
@@ -229,7 +228,9 @@ def install(events_path: str, limit: int) -> _Capture:
         encoding = getattr(like, "encoding", None) or "utf-8"
         errors = getattr(like, "errors", None) or "strict"
         text = io.TextIOWrapper(
-            _Sink(_capture, stream, fd), encoding=encoding, errors=errors,
+            _Sink(_capture, stream, fd),
+            encoding=encoding,
+            errors=errors,
             write_through=True,
         )
         text.mode = "w"  # type: ignore[misc]
@@ -249,8 +250,18 @@ _MS_NOSUID, _MS_NODEV, _MS_NOEXEC = 2, 4, 8
 _KEPT_FLAGS = {2: 2, 4: 4, 8: 8, 16: 16, 64: 64, 1024: 1024, 2048: 2048, 4096: 1 << 21}
 _PR_SET_PDEATHSIG, _PR_CAPBSET_DROP, _PR_SET_NO_NEW_PRIVS, _PR_CAP_AMBIENT = 1, 24, 38, 47
 _WRITE_EVENTS = {
-    "os.remove": 0, "os.rmdir": 0, "os.mkdir": 0, "os.rename": (0, 1), "os.symlink": 1, "os.link": 1,
-    "os.chmod": 0, "os.chown": 0, "os.truncate": 0, "os.utime": 0, "shutil.rmtree": 0, "os.chflags": 0,
+    "os.remove": 0,
+    "os.rmdir": 0,
+    "os.mkdir": 0,
+    "os.rename": (0, 1),
+    "os.symlink": 1,
+    "os.link": 1,
+    "os.chmod": 0,
+    "os.chown": 0,
+    "os.truncate": 0,
+    "os.utime": 0,
+    "shutil.rmtree": 0,
+    "os.chflags": 0,
 }
 
 
@@ -361,7 +372,11 @@ def drop_privileges() -> None:
             _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
 
         class Data(ctypes.Structure):
-            _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
+            _fields_ = [
+                ("effective", ctypes.c_uint32),
+                ("permitted", ctypes.c_uint32),
+                ("inheritable", ctypes.c_uint32),
+            ]
 
         libc.capset(ctypes.byref(Header(0x20080522, 0)), (Data * 2)())  # _LINUX_CAPABILITY_VERSION_3
     except (OSError, AttributeError):
@@ -405,7 +420,10 @@ def watch(root: str, read_only: bool, capture: _Capture | None) -> None:
     """Report files read under the repository; without a read-only mount, refuse writes to it."""
     if not root:
         return
-    skip = tuple(os.path.join(p, "") for p in {sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(os.path.dirname(__file__))})
+    skip = tuple(
+        os.path.join(p, "")
+        for p in {sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(os.path.dirname(__file__))}
+    )
     _WATCH.update(root=root, read_only=read_only, capture=capture, skip=skip, seen=set())
     sys.addaudithook(_audit)
 

@@ -33,15 +33,50 @@ class Option:
 OPTIONS: tuple[Option, ...] = (
     Option("snippets_dir", "", "snippets", "where the examples live, relative to mkdocs.yml"),
     Option("chapters", "", "[]", "the lessons, in order: `{slug, title}` each (see *Writing a page*)"),
-    Option("executor", "FIELDGUIDE_EXECUTOR", "warm", "`warm` (workers import torch once and fork) or `fresh` (one new interpreter per snippet)"),
+    Option(
+        "executor",
+        "FIELDGUIDE_EXECUTOR",
+        "warm",
+        "`warm` (workers import torch once and fork) or `fresh` (one new interpreter per snippet)",
+    ),
     Option("workers", "FIELDGUIDE_WORKERS", "0", "parallel workers; 0 means one per core, at most 8"),
     Option("refresh", "FIELDGUIDE_REFRESH", "false", "ignore cached results and run every snippet (`--refresh`)"),
-    Option("cache", "FIELDGUIDE_CACHE", "true", "read and write the execution cache (`FIELDGUIDE_NO_CACHE=1` also turns it off)"),
-    Option("cache_dir", "FIELDGUIDE_CACHE_DIR", ".fieldguide-cache", "where the execution cache lives, relative to mkdocs.yml"),
-    Option("cache_max_mb", "FIELDGUIDE_CACHE_MAX_MB", "512", "after a build, the least recently used entries are pruned down to this size; 0 keeps everything"),
-    Option("base_record", "FIELDGUIDE_BASE_RECORD", "", "an older `record.json` to render *What changed* against (`--base`)"),
-    Option("replay", "FIELDGUIDE_REPLAY", "", "render from an existing record (`record.json` or a release's `.json.gz`), executing nothing (no torch needed)"),
-    Option("publish", "FIELDGUIDE_PUBLISH", "false", "a copy of the published tree: keep the release selector (`extra.version`); `nox -s publish` sets it"),
+    Option(
+        "cache",
+        "FIELDGUIDE_CACHE",
+        "true",
+        "read and write the execution cache (`FIELDGUIDE_NO_CACHE=1` also turns it off)",
+    ),
+    Option(
+        "cache_dir",
+        "FIELDGUIDE_CACHE_DIR",
+        ".fieldguide-cache",
+        "where the execution cache lives, relative to mkdocs.yml",
+    ),
+    Option(
+        "cache_max_mb",
+        "FIELDGUIDE_CACHE_MAX_MB",
+        "512",
+        "after a build, the least recently used entries are pruned down to this size; 0 keeps everything",
+    ),
+    Option(
+        "base_record",
+        "FIELDGUIDE_BASE_RECORD",
+        "",
+        "an older `record.json` to render *What changed* against (`--base`)",
+    ),
+    Option(
+        "replay",
+        "FIELDGUIDE_REPLAY",
+        "",
+        "render from an existing record (`record.json` or a release's `.json.gz`), executing nothing (no torch needed)",
+    ),
+    Option(
+        "publish",
+        "FIELDGUIDE_PUBLISH",
+        "false",
+        "a copy of the published tree: keep the release selector (`extra.version`); `nox -s publish` sets it",
+    ),
 )
 TRUE = {"1", "true", "yes", "on"}
 FALSE = {"0", "false", "no", "off", ""}
@@ -154,7 +189,8 @@ class Settings:
             raise SettingsError(f"workers={workers}: expected 0 (one per core) or more")
         cache = get("cache") and environ.get("FIELDGUIDE_NO_CACHE", "").lower() not in TRUE
         chapters = tuple(
-            Chapter(ch["slug"], ch["title"], n) for n, ch in enumerate(options.get("chapters", []) if options else [], 1)
+            Chapter(ch["slug"], ch["title"], n)
+            for n, ch in enumerate(options.get("chapters", []) if options else [], 1)
         )
 
         def path(value: str) -> Path | None:

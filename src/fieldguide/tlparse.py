@@ -71,7 +71,12 @@ _CONTRAST = "<style>/* fieldguide: white on #ff0000 reads at 4.0:1; #c00000 read
 
 
 def _local(url: str) -> bool:
-    return bool(url) and not url.startswith(("#", "data:", "javascript:", "mailto:")) and "://" not in url and not url.startswith("//")
+    return (
+        bool(url)
+        and not url.startswith(("#", "data:", "javascript:", "mailto:"))
+        and "://" not in url
+        and not url.startswith("//")
+    )
 
 
 def repair_links(text: str, page: Path, report: Path) -> str:
@@ -88,7 +93,12 @@ def repair_links(text: str, page: Path, report: Path) -> str:
 
     def anchor(m: re.Match) -> str:
         link = _LINK.search(m.group(0))
-        if link and link.group("attr").lower() == "href" and _local(link.group("url")) and fixed(link.group("url")) is None:
+        if (
+            link
+            and link.group("attr").lower() == "href"
+            and _local(link.group("url"))
+            and fixed(link.group("url")) is None
+        ):
             return m.group(1)  # a dead link: keep what it said
         return m.group(0)
 
@@ -135,10 +145,15 @@ def build_report(result: SnippetResult, site_dir: Path) -> Path:
         trace.write_text(result.artifact(names[0]), encoding="utf-8")
         proc = subprocess.run(
             [tlparse_binary(), str(trace), "-o", str(out), "--overwrite", "--no-browser"],
-            capture_output=True, text=True, timeout=300, check=False,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
         )
     if proc.returncode != 0 or not (out / "index.html").exists():
-        raise TlparseError(f"tlparse failed on the trace of {result.path} (exit {proc.returncode}):\n{proc.stderr[-2000:]}")
+        raise TlparseError(
+            f"tlparse failed on the trace of {result.path} (exit {proc.returncode}):\n{proc.stderr[-2000:]}"
+        )
     for page in out.rglob("*.html"):
         page.write_text(publishable(page.read_text(encoding="utf-8"), page, out, result.path), encoding="utf-8")
     return out

@@ -61,6 +61,8 @@ def across(*names: str) -> str:
 
     cols, rows = _matrix()
     lines = [f"    - {releases.history(cols, rows, name)}" for name in names]
-    return '??? abstract "On the other releases this guide measures"\n\n' + "\n".join(lines) + (
-        "\n\n    Each value links from the [Across releases](../releases/) table to the output it was read from.\n"
+    return (
+        '??? abstract "On the other releases this guide measures"\n\n'
+        + "\n".join(lines)
+        + ("\n\n    Each value links from the [Across releases](../releases/) table to the output it was read from.\n")
     )

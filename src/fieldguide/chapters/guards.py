@@ -37,7 +37,7 @@ GROUP_TITLES = {
 def first_dump(result: SnippetResult) -> list[Guard]:
     dumps = parse_guards_log(result.log("guards"))
     if not dumps:
-        raise ValueError(f"{result.path} printed no guard dump (was it run with logs=\"guards\"?)")
+        raise ValueError(f'{result.path} printed no guard dump (was it run with logs="guards"?)')
     return dumps[0]
 
 
@@ -73,10 +73,15 @@ def checks_printed(anatomy: SnippetResult) -> Measured:
 def guard_table(result: SnippetResult) -> str:
     rows = []
     for i, g in enumerate(first_dump(result), 1):
-        rows.append([
-            f"{i}{markers_for([guard_ev(result, g)])}", code(g.kind) if not g.flat else "(none printed)",
-            code(g.source) if g.source else "—", GROUP_TITLES[g.group], code(shorten(g.predicate, 90)),
-        ])
+        rows.append(
+            [
+                f"{i}{markers_for([guard_ev(result, g)])}",
+                code(g.kind) if not g.flat else "(none printed)",
+                code(g.source) if g.source else "—",
+                GROUP_TITLES[g.group],
+                code(shorten(g.predicate, 90)),
+            ]
+        )
     return table(["#", "label", "source", "group", "predicate"], rows, "r----")
 
 
@@ -89,12 +94,17 @@ def dump_summary(result: SnippetResult) -> str:
     n = checks_printed(result)
     counts = group_counts(result)
     parts = ", ".join(f"{counts[g]} {GROUP_TITLES[g]}" for g in ("argument", "ambient", "global") if counts[g])
-    words = {"tree": "a tree of guard managers with the checks as leaves", "flat list": "a flat list of Python predicates, one per line"}
+    words = {
+        "tree": "a tree of guard managers with the checks as leaves",
+        "flat list": "a flat list of Python predicates, one per line",
+    }
     return claim(
         "This torch printed the guards as {fmt}: **{n} checks** for a function of one tensor and one float. "
         "By where they come from: {parts}.",
         evidence=list(fmt.evidence) + [e for e in n.evidence if e not in fmt.evidence],
-        fmt=Derived(fmt.value, words[fmt.value]), n=Derived(n.value), parts=Derived(parts),
+        fmt=Derived(fmt.value, words[fmt.value]),
+        n=Derived(n.value),
+        parts=Derived(parts),
     ).markdown()
 
 
@@ -136,7 +146,10 @@ def reading_notes(result: SnippetResult) -> str:
 
 # -- guard eval latency, beside the snippet's own per-call timings --------------------------------
 def call_timings(result: SnippetResult) -> dict[str, float]:
-    return {m.group(1): float(m.group(2)) for m in re.finditer(r"^(eager|compiled) call\s+([\d.]+) us$", result.stdout, re.M)}
+    return {
+        m.group(1): float(m.group(2))
+        for m in re.finditer(r"^(eager|compiled) call\s+([\d.]+) us$", result.stdout, re.M)
+    }
 
 
 def latency_note(result: SnippetResult) -> str:
@@ -150,25 +163,39 @@ def latency_note(result: SnippetResult) -> str:
         "{compiled} µs, {overhead} µs more, and that difference covers everything dynamo does per call, the guard "
         "check included.",
         evidence=[ev_eager, ev_compiled],
-        eager=f"{eager:.1f}", compiled=f"{compiled:.1f}", overhead=Derived(overhead, f"{overhead:.1f}"),
+        eager=f"{eager:.1f}",
+        compiled=f"{compiled:.1f}",
+        overhead=Derived(overhead, f"{overhead:.1f}"),
     ).markdown()
     if not m:
-        return claim(
-            "This torch prints no guard eval latency line under the dump.", evidence=[_header_ev(result)]
-        ).markdown() + " " + calls
+        return (
+            claim(
+                "This torch prints no guard eval latency line under the dump.", evidence=[_header_ev(result)]
+            ).markdown()
+            + " "
+            + calls
+        )
     latency = m.group(1)
     compare = "more than" if float(latency) > compiled else "less than"
-    return claim(
-        "The dump ends with `Guard eval latency = {latency} us`: dynamo's own timing of evaluating this guard set, "
-        "taken once, while the entry was being compiled.",
-        evidence=[line_of(result, "Guard eval latency")], latency=latency,
-    ).markdown() + " " + calls + " " + claim(
-        "That one compile-time measurement is {compare} the whole compiled call measured afterwards "
-        "({compiled} µs): a single cold evaluation, not the steady cost per call, so read the per-call timing "
-        "when you want to know what the guards cost a hot loop.",
-        evidence=[line_of(result, "Guard eval latency"), ev_compiled],
-        compare=Derived(compare), compiled=f"{compiled:.1f}",
-    ).markdown()
+    return (
+        claim(
+            "The dump ends with `Guard eval latency = {latency} us`: dynamo's own timing of evaluating this guard set, "
+            "taken once, while the entry was being compiled.",
+            evidence=[line_of(result, "Guard eval latency")],
+            latency=latency,
+        ).markdown()
+        + " "
+        + calls
+        + " "
+        + claim(
+            "That one compile-time measurement is {compare} the whole compiled call measured afterwards "
+            "({compiled} µs): a single cold evaluation, not the steady cost per call, so read the per-call timing "
+            "when you want to know what the guards cost a hot loop.",
+            evidence=[line_of(result, "Guard eval latency"), ev_compiled],
+            compare=Derived(compare),
+            compiled=f"{compiled:.1f}",
+        ).markdown()
+    )
 
 
 # -- 2. what check_tensor compares ---------------------------------------------------------------
@@ -201,7 +228,10 @@ def tensor_fields(result: SnippetResult) -> dict[str, str]:
 def tensor_fields_table(result: SnippetResult) -> str:
     fields = tensor_fields(result)
     mark = markers_for([guard_ev(result, tensor_check(first_dump(result)))])
-    rows = [[name, (code(fields[name]) + mark) if name in fields else "(not printed)", FIELD_MEANING[name]] for name in TENSOR_FIELDS]
+    rows = [
+        [name, (code(fields[name]) + mark) if name in fields else "(not printed)", FIELD_MEANING[name]]
+        for name in TENSOR_FIELDS
+    ]
     return table(["field", "value in this build's guard", "what it pins"], rows)
 
 
@@ -209,7 +239,9 @@ def tensor_fields_summary(result: SnippetResult) -> str:
     names = tensor_field_names(result)
     return claim(
         "The tensor check of this build compares **{n} fields** for the one tensor argument: {names}.",
-        n=Derived(len(names.value)), names=Derived(names.value, ", ".join(names.value)), evidence=list(names.evidence),
+        n=Derived(len(names.value)),
+        names=Derived(names.value, ", ".join(names.value)),
+        evidence=list(names.evidence),
     ).markdown()
 
 
@@ -234,8 +266,10 @@ def grad_changes_keys(result: SnippetResult) -> Measured:
 def dispatch_keys_summary(result: SnippetResult) -> str:
     keys = dispatch_keys(result)
     if keys.get("plain") is None:
-        return claim("This torch does not offer `torch._C._dispatch_keys`, so the snippet could not print the keys.",
-                     evidence=[line_of(result, "plain ")]).markdown()
+        return claim(
+            "This torch does not offer `torch._C._dispatch_keys`, so the snippet could not print the keys.",
+            evidence=[line_of(result, "plain ")],
+        ).markdown()
     plain, grad, inference = keys["plain"], keys["requires_grad=True"], keys["inference_mode"] or []
     same = grad_changes_keys(result)
     if same.value == "no":
@@ -248,26 +282,46 @@ def dispatch_keys_summary(result: SnippetResult) -> str:
         diff = sorted(set(plain) ^ set(grad))
         text = claim(
             "A tensor that requires grad carries **different dispatch keys** from a plain one here ({diff}).",
-            evidence=list(same.evidence), diff=Derived(diff, ", ".join(code(k) for k in diff)),
+            evidence=list(same.evidence),
+            diff=Derived(diff, ", ".join(code(k) for k in diff)),
         ).markdown()
     lost = [k for k in plain if k not in inference]
     if lost:
-        text += " " + claim(
-            "The tensor made under `torch.inference_mode()` is the one that lacks keys: {lost}.",
-            evidence=[line_of(result, "plain "), line_of(result, "inference_mode ")],
-            lost=Derived(lost, ", ".join(code(k) for k in lost)),
-        ).markdown()
+        text += (
+            " "
+            + claim(
+                "The tensor made under `torch.inference_mode()` is the one that lacks keys: {lost}.",
+                evidence=[line_of(result, "plain "), line_of(result, "inference_mode ")],
+                lost=Derived(lost, ", ".join(code(k) for k in lost)),
+            ).markdown()
+        )
     return text
 
 
 # -- 3. ambient state ----------------------------------------------------------------------------
 AMBIENT = [
-    ("GLOBAL_STATE", "global state: grad mode, autocast, deterministic algorithms, default dtype, thread count", "`torch.no_grad()`, `torch.autocast(...)`, `torch.use_deterministic_algorithms(True)`, `torch.set_num_threads(n)`"),
-    ("DEFAULT_DEVICE", "the default device set by `torch.set_default_device` or a device context manager", "`with torch.device('cuda'):`"),
+    (
+        "GLOBAL_STATE",
+        "global state: grad mode, autocast, deterministic algorithms, default dtype, thread count",
+        "`torch.no_grad()`, `torch.autocast(...)`, `torch.use_deterministic_algorithms(True)`, `torch.set_num_threads(n)`",
+    ),
+    (
+        "DEFAULT_DEVICE",
+        "the default device set by `torch.set_default_device` or a device context manager",
+        "`with torch.device('cuda'):`",
+    ),
     ("TORCH_FUNCTION_MODE_STACK", "the stack of active `TorchFunctionMode`s", "entering a `TorchFunctionMode`"),
     ("SAVED_TENSORS_HOOKS", "active saved-tensor hooks", "`with torch.autograd.graph.saved_tensors_hooks(...)`"),
-    ("BACKEND_MATCH", "the backend the entry was compiled for", "calling through a `torch.compile` wrapper with another backend"),
-    ("CONFIG_HASH_MATCH", "a hash of the dynamo config at compile time", "changing `torch._dynamo.config` and compiling again"),
+    (
+        "BACKEND_MATCH",
+        "the backend the entry was compiled for",
+        "calling through a `torch.compile` wrapper with another backend",
+    ),
+    (
+        "CONFIG_HASH_MATCH",
+        "a hash of the dynamo config at compile time",
+        "changing `torch._dynamo.config` and compiling again",
+    ),
 ]
 
 
@@ -322,22 +376,35 @@ def config_and_backend(ambient_run: SnippetResult, anatomy: SnippetResult) -> st
     found = ambient_guards(anatomy)
     out = []
     if "CONFIG_HASH_MATCH" in found:
-        out.append(claim("**Config hash: present.** This torch's dump has a {q_guard} check.",
-                         evidence=[guard_ev(anatomy, found["CONFIG_HASH_MATCH"])],
-                         q_guard=found["CONFIG_HASH_MATCH"].predicate).markdown())
+        out.append(
+            claim(
+                "**Config hash: present.** This torch's dump has a {q_guard} check.",
+                evidence=[guard_ev(anatomy, found["CONFIG_HASH_MATCH"])],
+                q_guard=found["CONFIG_HASH_MATCH"].predicate,
+            ).markdown()
+        )
     else:
         out.append(claim("**Config hash: not in this torch's dump.**", evidence=[_header_ev(anatomy)]).markdown())
     flip = config_flip(ambient_run)
     if flip.value == "recompiles":
-        out.append(claim(
-            "Flipping `torch._dynamo.config.suppress_errors` and compiling the function again **compiled a new graph** "
-            "(unique_graphs {base} → {after}): an entry made under one config is not reused under another.",
-            evidence=list(flip.evidence), base=base, after=after_flag).markdown())
+        out.append(
+            claim(
+                "Flipping `torch._dynamo.config.suppress_errors` and compiling the function again **compiled a new graph** "
+                "(unique_graphs {base} → {after}): an entry made under one config is not reused under another.",
+                evidence=list(flip.evidence),
+                base=base,
+                after=after_flag,
+            ).markdown()
+        )
     else:
-        out.append(claim(
-            "Flipping `torch._dynamo.config.suppress_errors` and compiling the function again **reused the existing entry** "
-            "(unique_graphs stayed at {after}): this torch did not treat the changed config as a reason to recompile.",
-            evidence=list(flip.evidence), after=after_flag).markdown())
+        out.append(
+            claim(
+                "Flipping `torch._dynamo.config.suppress_errors` and compiling the function again **reused the existing entry** "
+                "(unique_graphs stayed at {after}): this torch did not treat the changed config as a reason to recompile.",
+                evidence=list(flip.evidence),
+                after=after_flag,
+            ).markdown()
+        )
     switch = backend_switch(ambient_run)
     reasons = parse_recompiles(ambient_run.log("recompiles"))
     backend_reason = next((f.reason for r in reasons for f in r.failures if "backend" in f.reason.lower()), "")
@@ -345,20 +412,37 @@ def config_and_backend(ambient_run: SnippetResult, anatomy: SnippetResult) -> st
         text = claim(
             "Compiling the same function with `backend='aot_eager'` **compiled again** (unique_graphs {before} → "
             "{after}): entries are not shared between backends.",
-            evidence=list(switch.evidence), before=after_flag, after=after_backend).markdown()
+            evidence=list(switch.evidence),
+            before=after_flag,
+            after=after_backend,
+        ).markdown()
         if backend_reason:
-            text += " " + claim("The recompile log gave the reason: {q_reason}.",
-                                evidence=[line_of(ambient_run, backend_reason[:60])],
-                                q_reason=Derived(backend_reason, shorten(backend_reason, 160))).markdown()
+            text += (
+                " "
+                + claim(
+                    "The recompile log gave the reason: {q_reason}.",
+                    evidence=[line_of(ambient_run, backend_reason[:60])],
+                    q_reason=Derived(backend_reason, shorten(backend_reason, 160)),
+                ).markdown()
+            )
         out.append(text)
     else:
-        out.append(claim(
-            "Compiling the same function with `backend='aot_eager'` **reused the entry** compiled for `eager` "
-            "(unique_graphs stayed at {after}).", evidence=list(switch.evidence), after=after_backend).markdown())
+        out.append(
+            claim(
+                "Compiling the same function with `backend='aot_eager'` **reused the entry** compiled for `eager` "
+                "(unique_graphs stayed at {after}).",
+                evidence=list(switch.evidence),
+                after=after_backend,
+            ).markdown()
+        )
     if "BACKEND_MATCH" not in found and switch.value == "recompiles":
-        out.append(claim(
-            "No line of this torch's dump checks the backend, yet the backend switch recompiled: the backend "
-            "check runs without being printed.", evidence=[_header_ev(anatomy), *switch.evidence]).markdown())
+        out.append(
+            claim(
+                "No line of this torch's dump checks the backend, yet the backend switch recompiled: the backend "
+                "check runs without being printed.",
+                evidence=[_header_ev(anatomy), *switch.evidence],
+            ).markdown()
+        )
     return "\n\n".join(out)
 
 
@@ -383,7 +467,11 @@ BUILDER_PRINTS = {
     "TORCH_FUNCTION_STATE": {"TORCH_FUNCTION_MODE_STACK"},
 }
 # keys of the printed GLOBAL_STATE line that hold the state a silent builder is about
-GLOBAL_STATE_KEYS = {"GRAD_MODE": "grad_mode", "DETERMINISTIC_ALGORITHMS": "deterministic_algorithms", "TORCH_FUNCTION_STATE": "torch_function"}
+GLOBAL_STATE_KEYS = {
+    "GRAD_MODE": "grad_mode",
+    "DETERMINISTIC_ALGORITHMS": "deterministic_algorithms",
+    "TORCH_FUNCTION_STATE": "torch_function",
+}
 
 
 def explain_objects(result: SnippetResult) -> list[tuple[str, str]]:
@@ -395,7 +483,9 @@ def explain_objects(result: SnippetResult) -> list[tuple[str, str]]:
     return rows
 
 
-def match_objects(result: SnippetResult, anatomy: SnippetResult) -> tuple[list[tuple[str, str, list[Guard]]], list[Guard]]:
+def match_objects(
+    result: SnippetResult, anatomy: SnippetResult
+) -> tuple[list[tuple[str, str, list[Guard]]], list[Guard]]:
     """Each explain() object with the printed guards of its own source; and the printed guards left over."""
     left = list(first_dump(anatomy))
     matched = []
@@ -434,7 +524,14 @@ def explain_table(result: SnippetResult, anatomy: SnippetResult) -> str:
             note += markers_for([guard_ev(anatomy, g) for g in mine])
         else:
             note = "nothing"
-        rows.append([code(builder) + markers_for([line_of(result, builder + " ")]), code(name) if name else "—", str(len(mine)), note])
+        rows.append(
+            [
+                code(builder) + markers_for([line_of(result, builder + " ")]),
+                code(name) if name else "—",
+                str(len(mine)),
+                note,
+            ]
+        )
     return table(["builder (create_fn)", "source (name)", "lines printed for it", "which"], rows, "--r-")
 
 
@@ -442,31 +539,56 @@ def explain_summary(result: SnippetResult, anatomy: SnippetResult) -> str:
     count = explain_count(result)
     matched, left = match_objects(result, anatomy)
     guards = first_dump(anatomy)
-    text = [claim(
-        "On this torch `explain()` returned **{n} guard objects**, while the dump of the same function printed "
-        "**{printed} checks**.", n=count, printed=Derived(len(guards)), evidence=[_header_ev(anatomy)]).markdown()]
+    text = [
+        claim(
+            "On this torch `explain()` returned **{n} guard objects**, while the dump of the same function printed "
+            "**{printed} checks**.",
+            n=count,
+            printed=Derived(len(guards)),
+            evidence=[_header_ev(anatomy)],
+        ).markdown()
+    ]
     silent = silent_builders(result, anatomy)
     if silent.value:
-        text.append(claim("Builders that printed nothing of their own: {names}.", names=Derived(silent.value, ", ".join(code(s) for s in silent.value)),
-                          evidence=list(silent.evidence)).markdown())
+        text.append(
+            claim(
+                "Builders that printed nothing of their own: {names}.",
+                names=Derived(silent.value, ", ".join(code(s) for s in silent.value)),
+                evidence=list(silent.evidence),
+            ).markdown()
+        )
         state = next((g for g in guards if g.family == "GLOBAL_STATE" and not g.flat), None)
         held = [(b, GLOBAL_STATE_KEYS[b]) for b in silent.value if b in GLOBAL_STATE_KEYS]
         if state is not None and held:
             held = [(b, k) for b, k in held if f'"{k}"' in state.predicate]
             if held:
-                text.append(claim(
-                    "What {builders} would check is not unguarded: the printed `GLOBAL_STATE` line holds it ({keys}).",
-                    builders=Derived([b for b, _ in held], ", ".join(code(b) for b, _ in held)),
-                    keys=Derived([k for _, k in held], ", ".join(code(f'"{k}"') for _, k in held)), evidence=[guard_ev(anatomy, state)]).markdown())
+                text.append(
+                    claim(
+                        "What {builders} would check is not unguarded: the printed `GLOBAL_STATE` line holds it ({keys}).",
+                        builders=Derived([b for b, _ in held], ", ".join(code(b) for b, _ in held)),
+                        keys=Derived([k for _, k in held], ", ".join(code(f'"{k}"') for _, k in held)),
+                        evidence=[guard_ev(anatomy, state)],
+                    ).markdown()
+                )
     many = [(b, mine) for b, _, mine in matched if len(mine) > 1]
     for builder, mine in many[:1]:
-        text.append(claim("In the other direction, one {q_builder} object printed **{n} lines**.",
-                          q_builder=builder, n=Derived(len(mine)),
-                          evidence=[line_of(result, builder + " ")] + [guard_ev(anatomy, g) for g in mine]).markdown())
+        text.append(
+            claim(
+                "In the other direction, one {q_builder} object printed **{n} lines**.",
+                q_builder=builder,
+                n=Derived(len(mine)),
+                evidence=[line_of(result, builder + " ")] + [guard_ev(anatomy, g) for g in mine],
+            ).markdown()
+        )
     if left:
         kinds = list(dict.fromkeys(g.kind for g in left))
-        text.append(claim("Printed lines no object here accounts for: {kinds}.", kinds=Derived(kinds, ", ".join(code(k) for k in kinds)),
-                          evidence=[guard_ev(anatomy, g) for g in left]).markdown())
+        text.append(
+            claim(
+                "Printed lines no object here accounts for: {kinds}.",
+                kinds=Derived(kinds, ", ".join(code(k) for k in kinds)),
+                evidence=[guard_ev(anatomy, g) for g in left],
+            ).markdown()
+        )
     return " ".join(text)
 
 
@@ -483,9 +605,10 @@ def five_calls_table(result: SnippetResult) -> str:
     rows = []
     for step in five_calls(result):
         failures = [f for r in step["recompiles"] for f in r.failures]
-        cell = "<br>".join(
-            (f"{code(f.entry)}: " if f.entry else "") + code(shorten(f.reason, 100)) for f in failures
-        ) or "— (first compile)"
+        cell = (
+            "<br>".join((f"{code(f.entry)}: " if f.entry else "") + code(shorten(f.reason, 100)) for f in failures)
+            or "— (first compile)"
+        )
         rows.append([step["label"], str(step["graphs"]) + markers_for([line_of(result, step["label"] + " ")]), cell])
     return table(["call", "unique_graphs after", "guard failures reported, one per existing entry"], rows, "-r-")
 
@@ -503,12 +626,17 @@ def five_calls_summary(result: SnippetResult) -> str:
     grows = all(c == i + 1 for i, c in enumerate(counts))
     text = claim("Five calls with one shape and one dtype compiled **{n} graphs** on this torch.", n=total).markdown()
     if grows:
-        text += " " + claim(
-            "Each recompile reported one failure line per entry already in the cache ({counts}): dynamo tried "
-            "every entry before compiling.",
-            counts=Derived(counts, ", ".join(map(str, counts))),
-            evidence=[line_of(result, s["recompiles"][0].failures[-1].reason) for s in calls[1:] if s["recompiles"]],
-        ).markdown()
+        text += (
+            " "
+            + claim(
+                "Each recompile reported one failure line per entry already in the cache ({counts}): dynamo tried "
+                "every entry before compiling.",
+                counts=Derived(counts, ", ".join(map(str, counts))),
+                evidence=[
+                    line_of(result, s["recompiles"][0].failures[-1].reason) for s in calls[1:] if s["recompiles"]
+                ],
+            ).markdown()
+        )
     else:
         text += f" Failure lines per recompile: {', '.join(str(c) for c in counts)}."
     return text
@@ -529,8 +657,12 @@ def no_grad_reason(result: SnippetResult) -> str:
     if re.fullmatch(r"___check_global_state\(\)", str(reason)):
         return claim(
             "For the `no_grad` call this torch reports only {q_reason}: the whole global state is one check, so "
-            "the log cannot say which part changed.", q_reason=reason).markdown()
-    return claim("For the `no_grad` call this torch names the field that changed: {q_reason}.", q_reason=reason).markdown()
+            "the log cannot say which part changed.",
+            q_reason=reason,
+        ).markdown()
+    return claim(
+        "For the `no_grad` call this torch names the field that changed: {q_reason}.", q_reason=reason
+    ).markdown()
 
 
 # -- 6. modules: identity or type? ---------------------------------------------------------------
@@ -563,7 +695,13 @@ def module_guard_lines(result: SnippetResult) -> str:
     rows = []
     for i, dump in enumerate(self_guards(result)):
         for g in dump:
-            rows.append([str(i), code(g.kind) if not g.flat else "—", code(shorten(g.predicate, 100)) + markers_for([guard_ev(result, g, i)])])
+            rows.append(
+                [
+                    str(i),
+                    code(g.kind) if not g.flat else "—",
+                    code(shorten(g.predicate, 100)) + markers_for([guard_ev(result, g, i)]),
+                ]
+            )
     return table(["entry", "label", "guard on `self` or an attribute of it"], rows, "r--")
 
 
@@ -572,8 +710,11 @@ def module_counts(result: SnippetResult) -> dict[str, int]:
 
 
 def module_counts_table(result: SnippetResult) -> str:
-    return table(["pattern", "graphs compiled"],
-                 [[k, str(v) + markers_for([line_of(result, k)])] for k, v in module_counts(result).items()], "-r")
+    return table(
+        ["pattern", "graphs compiled"],
+        [[k, str(v) + markers_for([line_of(result, k)])] for k, v in module_counts(result).items()],
+        "-r",
+    )
 
 
 def _count(result: SnippetResult, label: str) -> Measured:
@@ -608,7 +749,10 @@ def second_entry_pins_k(result: SnippetResult) -> Measured:
         return Measured("yes", (guard_ev(result, pins(1)[0], 1),))
     if not pins(0):
         return Measured("neither entry does", (_header_ev(result), _header_ev(result, 1)))
-    return Measured("no, only the first", tuple(guard_ev(result, g, 1) for g in dumps[1] if g.source == "L['self'].k") or (_header_ev(result, 1),))
+    return Measured(
+        "no, only the first",
+        tuple(guard_ev(result, g, 1) for g in dumps[1] if g.source == "L['self'].k") or (_header_ev(result, 1),),
+    )
 
 
 def module_verdict(guards_run: SnippetResult, counts_run: SnippetResult) -> str:
@@ -617,36 +761,77 @@ def module_verdict(guards_run: SnippetResult, counts_run: SnippetResult) -> str:
     reasons = [f.reason for r in parse_recompiles(guards_run.log("recompiles")) for f in r.failures]
     out = []
     if regime.value == "identity":
-        out.append(claim(
-            "**This build guards modules by identity.** `self` is checked with {q_fn}, the address of the "
-            "object: the 16-member ensemble compiled {ensemble} graphs and the rebuilt model compiled {loop}.",
-            evidence=list(regime.evidence), q_fn="___check_obj_id", ensemble=ensemble, loop=loop).markdown())
+        out.append(
+            claim(
+                "**This build guards modules by identity.** `self` is checked with {q_fn}, the address of the "
+                "object: the 16-member ensemble compiled {ensemble} graphs and the rebuilt model compiled {loop}.",
+                evidence=list(regime.evidence),
+                q_fn="___check_obj_id",
+                ensemble=ensemble,
+                loop=loop,
+            ).markdown()
+        )
     else:
-        out.append(claim(
-            "**This build guards modules by type and attributes.** `self` gets {q_guard}, and the code's reads of "
-            "`self` become guards of their own.", evidence=list(regime.evidence),
-            q_guard=next(g.predicate for g in self_guards(guards_run)[0] if g.source == "L['self']" and g.kind == "TYPE_MATCH")).markdown())
-        share = "Identical instances share a graph" if ensemble.value == 1 and loop.value == 1 else "Identical instances do not all share a graph"
-        out.append(claim(
-            share + ": the 16-member ensemble compiled {ensemble} {g1} and the model rebuilt in a loop compiled {loop} {g2}.",
-            evidence=list(ensemble.evidence) + list(loop.evidence), ensemble=ensemble.value, loop=loop.value,
-            g1=Derived("graph" if ensemble.value == 1 else "graphs"), g2=Derived("graph" if loop.value == 1 else "graphs")).markdown())
+        out.append(
+            claim(
+                "**This build guards modules by type and attributes.** `self` gets {q_guard}, and the code's reads of "
+                "`self` become guards of their own.",
+                evidence=list(regime.evidence),
+                q_guard=next(
+                    g.predicate
+                    for g in self_guards(guards_run)[0]
+                    if g.source == "L['self']" and g.kind == "TYPE_MATCH"
+                ),
+            ).markdown()
+        )
+        share = (
+            "Identical instances share a graph"
+            if ensemble.value == 1 and loop.value == 1
+            else "Identical instances do not all share a graph"
+        )
+        out.append(
+            claim(
+                share
+                + ": the 16-member ensemble compiled {ensemble} {g1} and the model rebuilt in a loop compiled {loop} {g2}.",
+                evidence=list(ensemble.evidence) + list(loop.evidence),
+                ensemble=ensemble.value,
+                loop=loop.value,
+                g1=Derived("graph" if ensemble.value == 1 else "graphs"),
+                g2=Derived("graph" if loop.value == 1 else "graphs"),
+            ).markdown()
+        )
     if reasons:
-        out.append(claim("The second instance recompiled because {q_reason} failed.", q_reason=Derived(reasons[0], shorten(reasons[0], 120)),
-                         evidence=[line_of(guards_run, reasons[0][:60])]).markdown())
+        out.append(
+            claim(
+                "The second instance recompiled because {q_reason} failed.",
+                q_reason=Derived(reasons[0], shorten(reasons[0], 120)),
+                evidence=[line_of(guards_run, reasons[0][:60])],
+            ).markdown()
+        )
     pinned = second_entry_pins_k(guards_run)
     if varied.value >= 4:
-        out.append(claim(
-            "Members that differ in the float attribute compiled one graph each: {n} graphs for 4 values of `k`.",
-            n=varied).markdown())
+        out.append(
+            claim(
+                "Members that differ in the float attribute compiled one graph each: {n} graphs for 4 values of `k`.",
+                n=varied,
+            ).markdown()
+        )
     else:
-        text = claim("Members that differ in the float attribute did **not** compile one graph each: {n} {g} for 4 values of `k`.",
-                     n=varied, g=Derived("graph" if varied.value == 1 else "graphs")).markdown()
+        text = claim(
+            "Members that differ in the float attribute did **not** compile one graph each: {n} {g} for 4 values of `k`.",
+            n=varied,
+            g=Derived("graph" if varied.value == 1 else "graphs"),
+        ).markdown()
         if pinned.value == "no, only the first":
-            text += " " + claim(
-                "The second entry's guards, in the table above, explain it: they no longer compare `k` with a value, "
-                "only check what kind of number it is, so after the first miss the float became a symbol that every "
-                "later value reuses.", evidence=list(pinned.evidence)).markdown()
+            text += (
+                " "
+                + claim(
+                    "The second entry's guards, in the table above, explain it: they no longer compare `k` with a value, "
+                    "only check what kind of number it is, so after the first miss the float became a symbol that every "
+                    "later value reuses.",
+                    evidence=list(pinned.evidence),
+                ).markdown()
+            )
         out.append(text)
     return " ".join(out)
 
@@ -661,11 +846,17 @@ def helper_results(result: SnippetResult) -> dict[str, str]:
     return out
 
 
-@fact("inlined helper rebound", HELPER, show=lambda v: {True: "compiled code keeps the old body", False: "recompiles at once"}[v])
+@fact(
+    "inlined helper rebound",
+    HELPER,
+    show=lambda v: {True: "compiled code keeps the old body", False: "recompiles at once"}[v],
+)
 def helper_stale(result: SnippetResult) -> Measured:
     r = helper_results(result)
-    return Measured(r["compiled, same shape"] != r["eager, after rebind"],
-                    (line_of(result, "eager, after rebind"), line_of(result, "compiled, same shape")))
+    return Measured(
+        r["compiled, same shape"] != r["eager, after rebind"],
+        (line_of(result, "eager, after rebind"), line_of(result, "compiled, same shape")),
+    )
 
 
 def helper_is_stale(result: SnippetResult) -> bool:
@@ -692,34 +883,85 @@ def helper_verdict(result: SnippetResult) -> str:
     r = helper_results(result)
     guard = helper_guard(result)
     ev = lambda label: line_of(result, label)  # noqa: E731
-    out = [claim("The first call compiled and returned {first}.", first=r["compiled, first call"], evidence=[ev("compiled, first call")]).markdown(),
-           claim("After the rebind, eager Python returns {eager}: the new body.", eager=r["eager, after rebind"], evidence=[ev("eager, after rebind")]).markdown()]
+    out = [
+        claim(
+            "The first call compiled and returned {first}.",
+            first=r["compiled, first call"],
+            evidence=[ev("compiled, first call")],
+        ).markdown(),
+        claim(
+            "After the rebind, eager Python returns {eager}: the new body.",
+            eager=r["eager, after rebind"],
+            evidence=[ev("eager, after rebind")],
+        ).markdown(),
+    ]
     if helper_is_stale(result):
-        out.append(claim(
-            "**On this torch the compiled function kept running the old body**: the same shape returned {same}.",
-            same=r["compiled, same shape"], evidence=[ev("compiled, same shape")]).markdown())
+        out.append(
+            claim(
+                "**On this torch the compiled function kept running the old body**: the same shape returned {same}.",
+                same=r["compiled, same shape"],
+                evidence=[ev("compiled, same shape")],
+            ).markdown()
+        )
         if guard is None:
-            out.append(claim("None of the printed guards mentions the helper, so nothing invalidated the entry.",
-                             evidence=[_header_ev(result)]).markdown())
+            out.append(
+                claim(
+                    "None of the printed guards mentions the helper, so nothing invalidated the entry.",
+                    evidence=[_header_ev(result)],
+                ).markdown()
+            )
         else:
-            out.append(claim("The closest guard is {q_guard}.", q_guard=guard.predicate, evidence=[guard_ev(result, guard)]).markdown())
+            out.append(
+                claim(
+                    "The closest guard is {q_guard}.", q_guard=guard.predicate, evidence=[guard_ev(result, guard)]
+                ).markdown()
+            )
     else:
-        out.append(claim("**On this torch the rebind recompiled at once**: the same shape returned {same}, like eager Python.",
-                         same=r["compiled, same shape"], evidence=[ev("compiled, same shape")]).markdown())
+        out.append(
+            claim(
+                "**On this torch the rebind recompiled at once**: the same shape returned {same}, like eager Python.",
+                same=r["compiled, same shape"],
+                evidence=[ev("compiled, same shape")],
+            ).markdown()
+        )
         if guard is not None:
-            out.append(claim("The first compile had installed {q_guard}: a guard on the helper's code object, which the "
-                             "new function does not share.", q_guard=guard.predicate, evidence=[guard_ev(result, guard)]).markdown())
+            out.append(
+                claim(
+                    "The first compile had installed {q_guard}: a guard on the helper's code object, which the "
+                    "new function does not share.",
+                    q_guard=guard.predicate,
+                    evidence=[guard_ev(result, guard)],
+                ).markdown()
+            )
     new_recompiled = _recompiled_before(result, "compiled, new shape")
-    out.append(claim(
-        "The call with a new shape " + ("missed every entry and compiled again" if new_recompiled else "reused an entry")
-        + ", returning {new}.", new=r["compiled, new shape"], evidence=[ev("compiled, new shape")]).markdown())
+    out.append(
+        claim(
+            "The call with a new shape "
+            + ("missed every entry and compiled again" if new_recompiled else "reused an entry")
+            + ", returning {new}.",
+            new=r["compiled, new shape"],
+            evidence=[ev("compiled, new shape")],
+        ).markdown()
+    )
     back = r.get("compiled, back to 3")
     if back is not None:
-        body = "the new body" if back == r["eager, after rebind"] else ("the old body" if back == r["compiled, first call"] else "neither body")
-        how = "had to compile again" if _recompiled_before(result, "compiled, back to 3") else "found an entry without compiling"
-        out.append(claim(
-            "Back at the first shape, the call " + how + " and returned {back}: " + body + ".",
-            back=back, evidence=[ev("compiled, back to 3")]).markdown())
+        body = (
+            "the new body"
+            if back == r["eager, after rebind"]
+            else ("the old body" if back == r["compiled, first call"] else "neither body")
+        )
+        how = (
+            "had to compile again"
+            if _recompiled_before(result, "compiled, back to 3")
+            else "found an entry without compiling"
+        )
+        out.append(
+            claim(
+                "Back at the first shape, the call " + how + " and returned {back}: " + body + ".",
+                back=back,
+                evidence=[ev("compiled, back to 3")],
+            ).markdown()
+        )
     return " ".join(out)
 
 
@@ -747,37 +989,63 @@ def unguarded_verdict(result: SnippetResult) -> str:
     out = []
     if "filtered, first call" in r:
         stale = r["filtered, after rebind"] != r["eager, after rebind"]
-        out.append(claim(
-            "**With the guards on globals filtered out**, the helper probe above goes stale: after the rebind eager "
-            "Python returns {eager}, the filtered compile still {same}." if stale else
-            "**With the guards on globals filtered out**, the rebind was still seen: the filtered compile returned {same}, like eager ({eager}).",
-            eager=r["eager, after rebind"], same=Derived(r["filtered, after rebind"], ("returns " if stale else "") + r["filtered, after rebind"]),
-            evidence=[ev("eager, after rebind"), ev("filtered, after rebind")]).markdown())
+        out.append(
+            claim(
+                "**With the guards on globals filtered out**, the helper probe above goes stale: after the rebind eager "
+                "Python returns {eager}, the filtered compile still {same}."
+                if stale
+                else "**With the guards on globals filtered out**, the rebind was still seen: the filtered compile returned {same}, like eager ({eager}).",
+                eager=r["eager, after rebind"],
+                same=Derived(r["filtered, after rebind"], ("returns " if stale else "") + r["filtered, after rebind"]),
+                evidence=[ev("eager, after rebind"), ev("filtered, after rebind")],
+            ).markdown()
+        )
         if stale:
-            out.append("`guard_filter_fn` chooses which guards dynamo installs; every guard you drop is a change the "
-                       "entry will no longer notice, which is why these filters carry `_unsafe` in their names.")
+            out.append(
+                "`guard_filter_fn` chooses which guards dynamo installs; every guard you drop is a change the "
+                "entry will no longer notice, which is why these filters carry `_unsafe` in their names."
+            )
     else:
         label = next((k for k in r if k in ("skip_guard_on_globals_unsafe", "guard_filter_fn")), None)
         if label:
             printed = ev(label)
-            out.append(claim("This torch cannot drop its guards on globals that way; the snippet printed {q_line}.",
-                             q_line=printed.line, evidence=[printed]).markdown())
+            out.append(
+                claim(
+                    "This torch cannot drop its guards on globals that way; the snippet printed {q_line}.",
+                    q_line=printed.line,
+                    evidence=[printed],
+                ).markdown()
+            )
     if "constant, first call" in r:
         stale = r["constant, after the change"] != r["eager, after the change"]
         if stale:
-            out.append(claim(
-                "**A value dynamo was told is constant** is read once, while tracing: after the setting changed, "
-                "eager code computes {eager} and the compiled function still returns {compiled}, with no recompile.",
-                eager=r["eager, after the change"], compiled=r["constant, after the change"],
-                evidence=[ev("eager, after the change"), ev("constant, after the change")]).markdown())
+            out.append(
+                claim(
+                    "**A value dynamo was told is constant** is read once, while tracing: after the setting changed, "
+                    "eager code computes {eager} and the compiled function still returns {compiled}, with no recompile.",
+                    eager=r["eager, after the change"],
+                    compiled=r["constant, after the change"],
+                    evidence=[ev("eager, after the change"), ev("constant, after the change")],
+                ).markdown()
+            )
         else:
-            out.append(claim(
-                "The value read through `assume_constant_result` followed the change here: the compiled function "
-                "returned {compiled}, like eager ({eager}).", eager=r["eager, after the change"], compiled=r["constant, after the change"],
-                evidence=[ev("eager, after the change"), ev("constant, after the change")]).markdown())
+            out.append(
+                claim(
+                    "The value read through `assume_constant_result` followed the change here: the compiled function "
+                    "returned {compiled}, like eager ({eager}).",
+                    eager=r["eager, after the change"],
+                    compiled=r["constant, after the change"],
+                    evidence=[ev("eager, after the change"), ev("constant, after the change")],
+                ).markdown()
+            )
     elif "assume_constant_result" in r:
-        out.append(claim("This torch has no `assume_constant_result`: the snippet printed {q_line}.",
-                         q_line="assume_constant_result", evidence=[ev("assume_constant_result")]).markdown())
+        out.append(
+            claim(
+                "This torch has no `assume_constant_result`: the snippet printed {q_line}.",
+                q_line="assume_constant_result",
+                evidence=[ev("assume_constant_result")],
+            ).markdown()
+        )
     return " ".join(out)
 
 

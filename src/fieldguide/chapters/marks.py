@@ -24,8 +24,11 @@ def mark_runs(result: SnippetResult) -> dict[str, list[dict]]:
         m = _ROW.match(line)
         if m:
             out.setdefault(m.group("mark"), []).append(
-                {"rows": int(m.group("rows")), "graphs": int(m.group("graphs")) if m.group("graphs") else None,
-                 "error": m.group("error") or ""}
+                {
+                    "rows": int(m.group("rows")),
+                    "graphs": int(m.group("graphs")) if m.group("graphs") else None,
+                    "error": m.group("error") or "",
+                }
             )
     return out
 
@@ -73,8 +76,11 @@ def marks_summary(result: SnippetResult) -> str:
             new = _specializes(rs)
             errors = [r for r in rs if r["error"]]
             if new:
-                text.append(f"`{mark}` kept one graph while the size stayed above 1, then compiled again at "
-                            + " and ".join(f"rows={n}" for n in new) + ": sizes 0 and 1 are specialized, never symbolic.")
+                text.append(
+                    f"`{mark}` kept one graph while the size stayed above 1, then compiled again at "
+                    + " and ".join(f"rows={n}" for n in new)
+                    + ": sizes 0 and 1 are specialized, never symbolic."
+                )
             elif not errors:
                 text.append(f"`{mark}` kept one graph for every size here.")
             if errors:
@@ -86,7 +92,8 @@ def marks_summary(result: SnippetResult) -> str:
         new = _specializes(unbacked)
         text.append(
             "`mark_unbacked` kept one graph for every size, 0 and 1 included: an unbacked size has no hint, so "
-            "dynamo cannot specialize on it." if not new and not any(r["error"] for r in unbacked)
+            "dynamo cannot specialize on it."
+            if not new and not any(r["error"] for r in unbacked)
             else "`mark_unbacked` did not keep one graph for every size on this torch; see the table."
         )
     return " ".join(text)
@@ -103,8 +110,10 @@ def first_size_one_summary(result: SnippetResult) -> str:
         if first["error"]:
             text.append(f"`{mark}` on a first call with one row raised {code(shorten(first['error'], 80))}.")
         elif later and later["graphs"] is not None and later["graphs"] > (first["graphs"] or 0):
-            text.append(f"`{mark}` on a first call with one row compiled a graph for that one row, and the next "
-                        f"size (rows={later['rows']}) compiled another: the mark could not make size 1 symbolic.")
+            text.append(
+                f"`{mark}` on a first call with one row compiled a graph for that one row, and the next "
+                f"size (rows={later['rows']}) compiled another: the mark could not make size 1 symbolic."
+            )
         elif later:
             text.append(f"`{mark}` on a first call with one row kept one graph for rows={later['rows']} too.")
     return " ".join(text)

@@ -12,13 +12,34 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .base import MEMORY_LIMIT, OUTPUT_LIMIT, TRACE_VAR, Executor, RawRun, child_env, kill_group_id, read_events, read_trace
+from .base import (
+    MEMORY_LIMIT,
+    OUTPUT_LIMIT,
+    TRACE_VAR,
+    Executor,
+    RawRun,
+    child_env,
+    kill_group_id,
+    read_events,
+    read_trace,
+)
 from .fresh import FreshProcessExecutor
 from .warm import WarmExecutor, WorkerError
 
 __all__ = [
-    "MEMORY_LIMIT", "OUTPUT_LIMIT", "Executor", "FreshProcessExecutor", "RawRun", "WarmExecutor", "WorkerError",
-    "TRACE_VAR", "child_env", "kill_group_id", "make_executor", "read_events", "read_trace",
+    "MEMORY_LIMIT",
+    "OUTPUT_LIMIT",
+    "Executor",
+    "FreshProcessExecutor",
+    "RawRun",
+    "WarmExecutor",
+    "WorkerError",
+    "TRACE_VAR",
+    "child_env",
+    "kill_group_id",
+    "make_executor",
+    "read_events",
+    "read_trace",
 ]
 
 

@@ -17,7 +17,17 @@ import threading
 import time
 from pathlib import Path
 
-from .base import KILL_GRACE, TRACE_VAR, Executor, RawRun, read_trace, kill_group_id, limit_message, read_events, request
+from .base import (
+    KILL_GRACE,
+    TRACE_VAR,
+    Executor,
+    RawRun,
+    kill_group_id,
+    limit_message,
+    read_events,
+    read_trace,
+    request,
+)
 
 
 class FreshProcessExecutor(Executor):
@@ -74,7 +84,16 @@ class FreshProcessExecutor(Executor):
                 )
         exit_code = outcome["exit"] if outcome else None
         timed_out = bool(outcome and outcome["timed_out"])
-        return RawRun(events, None if (timed_out or failure) else exit_code, seconds, timed_out, self.name, failure, reads, artifacts)
+        return RawRun(
+            events,
+            None if (timed_out or failure) else exit_code,
+            seconds,
+            timed_out,
+            self.name,
+            failure,
+            reads,
+            artifacts,
+        )
 
     def abort(self) -> None:
         with self._lock:

@@ -45,7 +45,18 @@ import threading
 import time
 from pathlib import Path
 
-from .base import KILL_GRACE, TRACE_VAR, Executor, RawRun, read_trace, child_env, kill_group_id, limit_message, read_events, request
+from .base import (
+    KILL_GRACE,
+    TRACE_VAR,
+    Executor,
+    RawRun,
+    child_env,
+    kill_group_id,
+    limit_message,
+    read_events,
+    read_trace,
+    request,
+)
 from .fresh import FreshProcessExecutor
 
 FORK_SAFE_VARIABLES = {"TORCH_LOGS"}
@@ -151,7 +162,13 @@ class _Worker:
 class WarmExecutor(Executor):
     name = "warm"
 
-    def __init__(self, python: str = sys.executable, cwd: Path | None = None, workers: int | None = None, root: Path | None = None) -> None:
+    def __init__(
+        self,
+        python: str = sys.executable,
+        cwd: Path | None = None,
+        workers: int | None = None,
+        root: Path | None = None,
+    ) -> None:
         self.python = python
         self.cwd = Path(cwd or os.getcwd())
         self.root = root if root is not None else self.cwd
@@ -285,7 +302,10 @@ def warm_state() -> dict:
     """What a test compares between a warm child and a fresh process."""
     import threading as _threading
 
-    return {"threads": _threading.active_count(), "tasks": len(os.listdir("/proc/self/task")) if os.path.isdir("/proc/self/task") else None}
+    return {
+        "threads": _threading.active_count(),
+        "tasks": len(os.listdir("/proc/self/task")) if os.path.isdir("/proc/self/task") else None,
+    }
 
 
 def worker_main() -> None:

@@ -41,8 +41,14 @@ _FLAT_KINDS = [
 ]
 
 AMBIENT_KINDS = {
-    "GLOBAL_STATE", "DEFAULT_DEVICE", "TORCH_FUNCTION_MODE_STACK", "BACKEND_MATCH",
-    "CONFIG_HASH_MATCH", "SAVED_TENSORS_HOOKS", "GRAD_MODE", "DETERMINISTIC_ALGORITHMS",
+    "GLOBAL_STATE",
+    "DEFAULT_DEVICE",
+    "TORCH_FUNCTION_MODE_STACK",
+    "BACKEND_MATCH",
+    "CONFIG_HASH_MATCH",
+    "SAVED_TENSORS_HOOKS",
+    "GRAD_MODE",
+    "DETERMINISTIC_ALGORITHMS",
 }
 
 
@@ -171,7 +177,7 @@ def parse_check_tensor(predicate: str) -> dict[str, str]:
     positional = [a for a in args if "=" not in a.split("(")[0]]
     named = dict(a.split("=", 1) for a in args if "=" in a.split("(")[0])
     fields = {"source": positional[0]}
-    for name, value in zip(("type", "dispatch key set", "dtype"), positional[1:]):
+    for name, value in zip(("type", "dispatch key set", "dtype"), positional[1:], strict=False):
         fields[name] = value
     for name in ("device", "requires_grad", "size", "stride"):
         if name in named:

@@ -77,7 +77,13 @@ def attribute_to_steps(output: str, step_pattern: str) -> list[dict]:
     for line in output.splitlines():
         m = pattern.match(line)
         if m:
-            steps.append({"label": m.group("label").strip(), "graphs": int(m.group("graphs")), "recompiles": parse_recompiles("\n".join(pending))})
+            steps.append(
+                {
+                    "label": m.group("label").strip(),
+                    "graphs": int(m.group("graphs")),
+                    "recompiles": parse_recompiles("\n".join(pending)),
+                }
+            )
             pending = []
         else:
             pending.append(line)
