@@ -360,8 +360,9 @@ def _explain_recompile(answer: Answer) -> str:
                        "print these guards with different values:</p><pre><code>"
                        + e("\n".join(f"earlier: {o}\nnew:     {n_}" for o, n_ in diffs)) + "</code></pre>")
         else:
-            out.append(f"<p>The new entry of {where} prints the same guards on the call's values as the earlier one "
-                       f"({len(new.guards)} guards in its dump).</p>")
+            out.append(f"<p>The new entry is for {where}. The dumps hold an earlier entry logged under that name, and "
+                       "it prints the same guards on the call's values as the new one: no guard in these dumps tells "
+                       f"them apart ({len(new.guards)} guards in the new dump).</p>")
     return "".join(out)
 
 
@@ -372,8 +373,15 @@ def explain(answer: Answer, focus: str = "") -> str:
     e = html.escape
     if answer.verdict == "recompiles":
         return _explain_recompile(answer)
-    out = ["<p>The last call passed the guards of a cached entry in every compiled frame it ran, and nothing new "
-           "was compiled: <code>TORCH_LOGS=recompiles</code> logged no guard failure for it.</p>"]
+    logged = [r for r in answer.recompiles if r.failures]
+    if logged:  # guards failed, yet no graph was added (a cache limit, for example): show what was logged
+        out = ["<p>Nothing new was compiled for the last call, yet <code>TORCH_LOGS=recompiles</code> logged guard "
+               "failures for it:</p><pre><code>"
+               + e("\n".join(f"Recompiling function {r.function}\n" + "\n".join(f"- {f.reason}" for f in r.failures)
+                             for r in logged)) + "</code></pre>"]
+    else:
+        out = ["<p>The last call passed the guards of a cached entry in every compiled frame it ran, and nothing new "
+               "was compiled: <code>TORCH_LOGS=recompiles</code> logged no guard failure for it.</p>"]
     if answer.earlier:
         out.append("<p>Before it, this snippet recompiled; <code>TORCH_LOGS=recompiles</code> logged:</p><pre><code>"
                    + e("\n".join(answer.earlier)) + "</code></pre>")
