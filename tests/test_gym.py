@@ -330,6 +330,10 @@ def test_what_changed_is_never_the_generic_other_text(release):
             assert "What changed:" in reveal, sid
             if messages.kind_of(messages.normalize("- " + answer.failing_guard)) is messages.OTHER:
                 assert "compares" in reveal, (sid, reveal)  # what the failed line literally compares
+    s, answer, reveal = find(release, 12, "threads")
+    named = re.match(r"GLOBAL_STATE changed: (\S+)", answer.failing_guard)
+    if named:  # the log names the state that changed: so does "What changed", not another state as an example
+        assert re.search(r"What changed:</strong> [^<]*the log names it: <code>" + named.group(1), reveal), reveal
 
 
 @pytest.mark.parametrize("release", list(REVIEWED))

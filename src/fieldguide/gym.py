@@ -276,18 +276,22 @@ _TYPE_ONLY = re.compile(r"^___check_type_id\(|^not math\.isnan\(")
 def what_changed(line: str) -> str:
     """'What changed', in words, for one failure line: its message kind's text, or else what the
     line literally compares (never the generic text of an unrecognised message)."""
+    named = re.match(r"^GLOBAL_STATE changed: (.+)$", line)
+    if named:  # the log names the state: say that, not the kind's example
+        return ("State outside the arguments changed since the entry was compiled; the log names it: "
+                + ", ".join(_code_html(n.strip()) for n in named.group(1).split(",")) + ".")
     kind = messages.kind_of(messages.normalize("- " + line))
     if kind is not messages.OTHER:
         return html.escape(kind.text)
     m = re.match(r"^tensor '(.+?)' (.+?) mismatch\. expected (.+?), actual (.+)$", line)
     if m:
-        return (f"the tensor check on {_code_html(m.group(1))} compares its {html.escape(m.group(2))}: the entry "
+        return (f"The tensor check on {_code_html(m.group(1))} compares its {html.escape(m.group(2))}: the entry "
                 f"expects {_code_html(m.group(3))}, the call passed {_code_html(m.group(4))}.")
     m = re.match(r"^(.+?) (==|!=|<=|>=|<|>) (.+)$", line)
     if m:
-        return (f"the failed guard compares {_code_html(m.group(1))} with {_code_html(m.group(3))} "
+        return (f"The failed guard compares {_code_html(m.group(1))} with {_code_html(m.group(3))} "
                 f"(<code>{html.escape(m.group(2))}</code>), and for the last call that comparison was false.")
-    return f"the log does not say; it prints the failed guard only as {_code_html(line)}."
+    return f"The log does not say; it prints the failed guard only as {_code_html(line)}."
 
 
 def _kinds(entry: Entry) -> str:
