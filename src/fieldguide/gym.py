@@ -280,6 +280,9 @@ def what_changed(line: str) -> str:
     if named:  # the log names the state: say that, not the kind's example
         return ("State outside the arguments changed since the entry was compiled; the log names it: "
                 + ", ".join(_code_html(n.strip()) for n in named.group(1).split(",")) + ".")
+    if line.strip() == "___check_global_state()":  # the check failed; this torch's log names no state
+        return ("State outside the arguments changed since the entry was compiled: the ambient-state check "
+                "<code>___check_global_state()</code> failed. This torch's log does not name which state.")
     kind = messages.kind_of(messages.normalize("- " + line))
     if kind is not messages.OTHER:
         return html.escape(kind.text)
@@ -307,7 +310,7 @@ def _kinds(entry: Entry) -> str:
 
 
 def _frame_html(frame: str) -> str:
-    return _code_html(frame) if frame else "a frame its dump names no function for"
+    return _code_html(frame) if frame else "a function the dumps do not name"
 
 
 def _differences(old: Entry, new: Entry) -> list[tuple[str, str]]:
@@ -400,19 +403,21 @@ def explain(answer: Answer, focus: str = "") -> str:
         out.append("<p>The dumps do not show which of them the call passed.</p>" if answer.entries else "")
         return "".join(out)
     where = _frame_html(answer.frame)
+    in_entry = f"in the entry of {where}" if answer.frame else "in one of its entries"
     chosen = Entry(answer.frame, answer.guards)
     if focus:
         mine = [g.predicate for g in answer.guards if _on(focus, g)]
         if mine:
             on = f"on {_code_html(focus)}" if re.match(r"^[LG]\[", focus) else f"whose line mentions {_code_html(focus)}"
-            out.append(f"<p>The guards {on} in the entry of {where} held for the last call:</p>"
+            out.append(f"<p>The guards {on} {in_entry} held for the last call:</p>"
                        f"<pre><code>{e(chr(10).join(mine))}</code></pre>")
             if all(_TYPE_ONLY.search(m) for m in mine):
                 out.append(f"<p>They check the type of {_code_html(focus)}"
                            + (" and that it is not NaN" if any("isnan" in m for m in mine) else "")
                            + ", not its value: this entry does not depend on the exact value.</p>")
         else:
-            out.append(f"<p>No line of the guard dump of {where} mentions {_code_html(focus)}.</p>")
+            out.append(f"<p>No line of the guard dump {in_entry.replace('in the entry', 'of the entry')} "
+                       f"mentions {_code_html(focus)}.</p>")
     tensors, symbolic = [], []
     for g in answer.guards:
         if g.predicate.startswith("check_tensor("):
@@ -421,7 +426,7 @@ def explain(answer: Answer, focus: str = "") -> str:
             if "_modules" not in g.source and "_parameters" not in g.source:  # the arguments, not the weights
                 tensors.append(text)
     ranges = [g.predicate for g in answer.guards if re.search(r"\.size\(\)|sym_size|\.shape\[", g.predicate)]
-    out.append(f"<p><strong>The entry of {where}</strong>: {_kinds(chosen)}"
+    out.append(f"<p><strong>{'The entry of ' + where if answer.frame else 'That entry'}</strong>: {_kinds(chosen)}"
                + (", among them " + "; ".join(tensors[:3]) if tensors else "") + ".</p>")
     if symbolic:
         out.append("<p><strong>Already symbolic:</strong> " + ", ".join(symbolic) + " (its size is printed as "
@@ -434,7 +439,7 @@ def explain(answer: Answer, focus: str = "") -> str:
     elif tensors:
         out.append("<p>No tensor size was symbolic in this entry: each tensor check compares exact sizes.</p>")
     listing = "\n".join(g.predicate for g in answer.guards)
-    out.append(f"<details><summary>The {len(answer.guards)} guards of the entry of {where} "
+    out.append(f"<details><summary>The {len(answer.guards)} guards of {'the entry of ' + where if answer.frame else 'that entry'} "
                f"(<code>TORCH_LOGS=guards</code>)</summary><pre><code>{e(listing)}</code></pre></details>")
     return "".join(out)
 
