@@ -337,7 +337,8 @@ def _explain_recompile(answer: Answer) -> str:
     logged = [r for r in answer.recompiles if r.failures]
     if logged:
         for r in logged:
-            out.append(f"<p><code>TORCH_LOGS=recompiles</code> logged <code>Recompiling function {e(r.function)}</code>: "
+            out.append(f"<p><code>TORCH_LOGS=recompiles</code> logged <code>Recompiling function {e(r.function)}"
+                       f"{' in ' + e(r.where) if r.where else ''}</code>: "
                        "the call did not pass the guards of any cached entry of that function. The guard failure"
                        + ("s it printed, one per cached entry" if len(r.failures) > 1 else " it printed")
                        + ":</p><pre><code>"
