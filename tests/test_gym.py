@@ -290,13 +290,13 @@ def test_a_reuse_describes_the_entry_the_call_passed(release):
     s, answer, reveal = find(release, 12, "eval-back")  # train, eval, train again: the train-mode entry
     assert "training == True" in " ".join(g.predicate for g in answer.guards)
     assert "training == False" not in reveal
-    for drill, s, answer, reveal in reveals(release):
+    for _drill, s, _answer, reveal in reveals(release):
         assert "not checked" not in reveal and "what this scenario changes" not in reveal, s.id
 
 
 @pytest.mark.parametrize("release", list(REVIEWED))
 def test_a_value_is_said_uncompared_only_when_its_guards_check_a_type(release):
-    for drill, s, answer, reveal in reveals(release):
+    for _drill, s, answer, reveal in reveals(release):
         if answer.verdict != "reuses" or not s.guard:
             continue
         mine = [g.predicate for g in answer.guards if gym._on(s.guard, g)]
@@ -323,7 +323,7 @@ def test_a_recompile_without_a_logged_failure_shows_the_identity_guards_that_dif
 @pytest.mark.parametrize("release", list(REVIEWED))
 def test_what_changed_is_never_the_generic_other_text(release):
     other = html_escape(messages.OTHER.text)
-    for drill, s, answer, reveal in reveals(release):
+    for _drill, s, _answer, reveal in reveals(release):
         assert other not in reveal, s.id
     for number, sid in ((8, "list-length"), (9, "disabled"), (12, "inference-tensor")):
         s, answer, reveal = find(release, number, sid)
@@ -342,7 +342,7 @@ def test_what_changed_is_never_the_generic_other_text(release):
 @pytest.mark.parametrize("release", list(REVIEWED))
 def test_a_recompile_shows_every_function_and_failure_logged_and_every_new_graph(release):
     seen_two = False
-    for drill, s, answer, reveal in reveals(release):
+    for _drill, s, answer, reveal in reveals(release):
         if answer.verdict != "recompiles":
             continue
         n = answer.after - answer.before
@@ -358,14 +358,13 @@ def test_a_recompile_shows_every_function_and_failure_logged_and_every_new_graph
 
 
 def test_flat_dumps_show_no_inferred_kind_labels():
-    for drill, s, answer, reveal in reveals("2.2.2"):
+    for _drill, s, answer, reveal in reveals("2.2.2"):
         if answer.guards and all(g.flat for g in answer.guards):
             assert not any(g.kind in reveal for g in answer.guards), s.id
             assert "without kind labels" in reveal
 
 
 def test_the_counts_name_the_last_call(built_site):
-    html = (built_site / "gym" / "index.html").read_text()
     for drill in DRILLS:
         for payload in page_key(built_site, drill).values():
             assert "before the last call" in payload["html"] and "second call" not in payload["html"]
@@ -391,7 +390,7 @@ def test_no_simple_guessing_pattern_scores_well_on_the_default_torch(drill):
     key = gym.answer_key(drill, REVIEWED[DEFAULT_TORCH])
     truth = [key[s.id].verdict for s in drill.scenarios]
     for name, guess in guess_patterns(len(truth)).items():
-        score = sum(g == t for g, t in zip(guess, truth)) / len(truth)
+        score = sum(g == t for g, t in zip(guess, truth, strict=True)) / len(truth)
         assert score <= 0.7, f"{drill.label}: answering '{name}' scores {score:.0%}"
 
 
@@ -412,7 +411,8 @@ def test_answers_are_stored_per_torch_release(browser, built_site, site_record):
     with serve(built_site) as base:
         page, errors = open_gym(browser, base)
         page.evaluate("localStorage.clear()")
-        page.evaluate("localStorage.setItem('fieldguide-gym:0.0.0:gym-10', JSON.stringify({'%s': 'reuses'}))" % DRILL.scenarios[0].id)
+        other = json.dumps({DRILL.scenarios[0].id: "reuses"})
+        page.evaluate(f"localStorage.setItem('fieldguide-gym:0.0.0:gym-10', '{other}')")
         page.reload()
         drill = page.locator('.gym-drill[data-drill="gym-10"]')
         assert drill.locator(".gym-score").get_attribute("data-answered") == "0"  # another release's answers
