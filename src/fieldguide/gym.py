@@ -338,7 +338,7 @@ def _explain_recompile(answer: Answer) -> str:
     if logged:
         for r in logged:
             out.append(f"<p><code>TORCH_LOGS=recompiles</code> logged <code>Recompiling function {e(r.function)}"
-                       f"{' in ' + e(r.where) if r.where else ''}</code>: "
+                       f"{' in ' + e(r.where) if r.where.startswith('snippets/') else ''}</code>: "  # not a path into torch's install
                        "the call did not pass the guards of any cached entry of that function. The guard failure"
                        + ("s it printed, one per cached entry" if len(r.failures) > 1 else " it printed")
                        + ":</p><pre><code>"
