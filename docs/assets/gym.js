@@ -39,7 +39,9 @@
         return decoded[id];
       }
     };
-    var storeKey = "fieldguide-gym:" + drillId;
+    // one key per torch release: each release's copy of the site has its own answer key, so answers
+    // given on one release's gym must not show up as answered (and scored) on another's, same origin
+    var storeKey = "fieldguide-gym:" + (drill.getAttribute("data-torch") || "") + ":" + drillId;
     var answers = load(storeKey);
     var scenarios = Array.prototype.slice.call(drill.querySelectorAll(".gym-scenario"));
     var score = drill.querySelector(".gym-score");

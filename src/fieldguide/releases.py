@@ -209,7 +209,31 @@ def _cell_html(col: Column, cell: Cell, prefix: str) -> str:
     return f'<td{cls} data-value="{e(cell.value or "")}"><a href="{e(link)}">{e(cell.value or "")}</a>{mark}</td>'
 
 
-def matrix_table(cols: list[Column], rows: dict[str, list[Cell]], prefix: str = "../") -> str:
+GYM_ROW = "GYM·"  # rows named after a gym scenario ("GYM·10 twin-module"): the drills' answer keys
+
+
+def split_gym(rows: dict[str, list[Cell]]) -> tuple[dict[str, list[Cell]], dict[str, list[Cell]]]:
+    """(the facts, the gym's answers): the page shows the answers only behind a spoiler."""
+    facts = {n: c for n, c in rows.items() if not n.startswith(GYM_ROW)}
+    return facts, {n: c for n, c in rows.items() if n.startswith(GYM_ROW)}
+
+
+def gym_spoiler(cols: list[Column], rows: dict[str, list[Cell]], prefix: str = "../") -> str:
+    """The gym's verdicts per release, collapsed behind a labelled spoiler and kept out of search:
+    they are the drills' answer keys."""
+    _, answers = split_gym(rows)
+    if not answers:
+        return ""
+    return (
+        '<details class="fg-spoiler" data-search-exclude><summary>Spoiler: the gym\'s answers on every release '
+        f"({len(answers)} scenarios; open after you have done the drills)</summary>"
+        + matrix_table(cols, answers, prefix, label="Gym answers by torch release")
+        + "</details>"
+    )
+
+
+def matrix_table(cols: list[Column], rows: dict[str, list[Cell]], prefix: str = "../",
+                 label: str = "Facts by torch release") -> str:
     """The Across releases table as HTML (links relative to the page by `prefix`)."""
     e = html.escape
     head = "".join(
@@ -220,7 +244,7 @@ def matrix_table(cols: list[Column], rows: dict[str, list[Cell]], prefix: str = 
         tds = "".join(_cell_html(c, cell, prefix) for c, cell in zip(cols, cells))
         body.append(f'<tr><th scope="row">{e(name)}</th>{tds}</tr>')
     return (
-        '<div class="fg-matrix" tabindex="0" role="region" aria-label="Facts by torch release">'
+        f'<div class="fg-matrix" tabindex="0" role="region" aria-label="{e(label)}">'
         f'<table><thead><tr><th scope="col">fact</th>{head}</tr></thead><tbody>{"".join(body)}</tbody></table></div>'
     )
 
