@@ -133,13 +133,9 @@ def channels(lines: list[Line]) -> dict[str, str]:
     return dict(sorted(out.items()))
 
 
-def display_text(lines: list[Line], shown_channels: tuple[str, ...] | list[str]) -> str:
-    """What the page shows: stdout, the requested channels, and torch warnings, in printed order."""
-    shown = set(shown_channels)
-    keep = [
-        line.text
-        for line in lines
-        if line.stream == "out"
-        or (line.stream == "log" and (line.channel in shown or line.level in ("WARNING", "ERROR", "CRITICAL")))
-    ]
+def display_text(lines: list[Line]) -> str:
+    """What the page shows: stdout and every torch log record, in printed order, as `python file.py
+    2>&1` shows them. Every record is shown, whoever turned its channel on: the fence's TORCH_LOGS,
+    or the snippet itself with `torch._logging.set_logs` (a reader running it sees those too)."""
+    keep = [line.text for line in lines if line.stream in ("out", "log")]
     return "\n".join(keep).rstrip("\n") + ("\n" if keep else "")

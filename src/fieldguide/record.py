@@ -43,7 +43,7 @@ class SnippetResult:
     env: dict[str, str]
     stdout: str
     logs: dict[str, str]
-    output: str  # what the page shows: stdout and requested channels, prefix-stripped, in order
+    output: str  # what the page shows: stdout and every torch log record, prefix-stripped, in printed order
     stderr: str  # stderr that is not a torch log record (warnings, tracebacks)
     exit_code: int | None
     seconds: float
@@ -115,7 +115,7 @@ def result_from_run(
         env=dict(env),
         stdout=stdout,
         logs=channels,
-        output=logparse.display_text(lines, requested_channels(env)),
+        output=logparse.display_text(lines),
         stderr=logparse.stderr_text(lines),
         exit_code=exit_code,
         seconds=round(seconds, 3),
