@@ -534,29 +534,70 @@ def guard_overhead_summary(result: SnippetResult) -> str:
 
 
 # -- diagnosis ----------------------------------------------------------------------------------
-def log_block(result: SnippetResult, channel: str) -> str:
-    text = result.log(channel).rstrip("\n")
-    if not text:
-        return f"*(nothing on the `{channel}` channel on this torch)*\n"
-    return f'```text title="{channel}"\n{text}\n```\n'
+SET_LOGS = run("realcode/set_logs.py")
+_VERBOSE_FROM = "--- recompiles_verbose from here"
+_SECTION = re.compile(r"^\s*guard \d+ failures:")
+
+
+def set_logs_halves(result: SnippetResult) -> tuple[list[str], list[str]]:
+    """The displayed output before and after the snippet switched to recompiles_verbose."""
+    lines = result.output.splitlines()
+    at = next((i for i, ln in enumerate(lines) if ln.strip() == _VERBOSE_FROM), None)
+    if at is None:
+        raise LookupError(f"{result.path}: no {_VERBOSE_FROM!r} line in its output")
+    if result.log("recompiles") and not any(ln.startswith("Recompiling function") for ln in lines[:at]):
+        # a record made when the page did not show the channels a snippet turned on itself
+        raise LookupError(f"{result.path}: this record's displayed output does not hold the set_logs records")
+    return lines[:at], lines[at + 1 :]
+
+
+@fact("realcode: set_logs(recompiles=True), recompiles logged", SET_LOGS)
+def set_logs_recompiles(result: SnippetResult) -> Measured:
+    before, _ = set_logs_halves(result)
+    headers = [ln for ln in before if ln.startswith("Recompiling function")]
+    evidence = tuple(line_of(result, ln) for ln in headers[:1]) or (line_of(result, _VERBOSE_FROM),)
+    return Measured(len(headers), evidence)
+
+
+@fact("realcode: set_logs(recompiles_verbose=True), sections per cache entry", SET_LOGS)
+def set_logs_sections(result: SnippetResult) -> Measured:
+    before, after = set_logs_halves(result)
+    sections = [ln.strip() for ln in after if _SECTION.match(ln)]
+    start = len(before) + 1
+    evidence = tuple(line_of(result, ln, start) for ln in sections) or (line_of(result, _VERBOSE_FROM),)
+    return Measured(len(sections), evidence)
 
 
 def set_logs_summary(result: SnippetResult) -> str:
-    """The set_logs case: its channels are not in the run's displayed output (set_logs is called from code), so
-    these sentences cannot carry evidence markers; they are read from the blocks printed just above them."""
-    plain = parse_recompiles(result.log("recompiles"))
-    verbose = result.log("recompiles_verbose")
-    entries = len(re.findall(r"^\s*guard \d+ failures:", verbose, re.M))
-    text = [f"`recompiles=True` logged {plural(len(plain), 'recompile')}."]
-    if verbose:
+    """What each channel printed in the output above (set_logs turned them on from the snippet's code)."""
+    plain, sections = set_logs_recompiles(result), set_logs_sections(result)
+    n = plain.value
+    text = [
+        claim(
+            "With `recompiles=True`, the first dtype change logged {n}.",
+            n=Derived(n, plural(n, "recompile")),
+            evidence=plain.evidence,
+        ).markdown()
+        if n
+        else claim("`recompiles=True` logged no recompile on this torch.", evidence=plain.evidence).markdown()
+    ]
+    if sections.value:
         text.append(
-            f"`recompiles_verbose=True` logged the next one with a section per cache entry ({entries} here), "
-            "each listing what failed against that entry."
-            if entries
-            else "`recompiles_verbose=True` logged the next one; see the block above for its format on this torch."
+            claim(
+                "With `recompiles_verbose=True`, the next call logged one section per cache entry it was checked "
+                "against ({k} here), each listing every guard that failed against that entry.",
+                k=Derived(sections.value, str(sections.value)),
+                evidence=sections.evidence,
+            ).markdown()
         )
     else:
-        text.append("`recompiles_verbose` logged nothing on this torch.")
+        text.append(
+            claim(
+                "`recompiles_verbose=True` printed no per-entry sections on this torch: the output above shows "
+                "what it logged after the switch.",
+                evidence=sections.evidence,
+            ).markdown()
+        )
     return " ".join(text)
 
 
