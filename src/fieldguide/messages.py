@@ -214,7 +214,8 @@ def page_sections(markdown: str) -> list[tuple[int, str, str]]:
         m = None if in_code else _HEADING.match(line)
         if m:
             title = m.group(2).strip()
-            out.append((i, m.group(3) or slugify(title, "-"), re.sub(r"[`*_]", "", title)))
+            plain = re.sub(r"(?<!\w)_|_(?!\w)|\*", "", re.sub(r"`([^`]*)`", lambda c: c.group(1).replace("_", "\0"), title))
+            out.append((i, m.group(3) or slugify(title, "-"), plain.replace("\0", "_")))  # code keeps its underscores
     return out
 
 
@@ -604,7 +605,11 @@ def paste_form(build: BuildRecord) -> str:
 
 def render_page(build: BuildRecord, snippets_dir: Path) -> str:
     """The messages index for the page docs/messages.md (the project root is the snippets' parent)."""
-    root = snippets_dir.parent
+    return render(index_for(build, snippets_dir.parent))
+
+
+def index_for(build: BuildRecord, root: Path) -> Index:
+    """The messages index of a build, with the committed records under root and its docs' sections."""
     docs = root / "docs"
     urls = {p.relative_to(docs).as_posix(): page_url(p.relative_to(docs).as_posix()) for p in docs.rglob("*.md")}
-    return render(build_index(build, root, docs, urls))
+    return build_index(build, root, docs, urls)
