@@ -7,6 +7,7 @@ wording from the committed record of 2.2.2, never from text typed into the code.
 
 from __future__ import annotations
 
+import html
 import json
 import re
 import urllib.request
@@ -182,3 +183,177 @@ def test_a_pasted_guard_dump_is_named_and_linked(browser, built_site, release):
             assert f'id="{urlparse(href).fragment}"' in urllib.request.urlopen(href.split("#")[0]).read().decode(), href
         assert all(r["links"] for r in dump)
         page.close()
+
+
+# -- one rule for the table and the paste box ----------------------------------------------------
+RELEASES = ("2.2.2", "2.13.0", "2.14.1")
+
+
+@pytest.fixture(scope="module")
+def indexes():
+    """release -> (record, the page data its build would ship), from the committed records."""
+    out = {}
+    for release in RELEASES:
+        rec = BuildRecord.read(ROOT / "records" / f"torch-{release}.json.gz")
+        out[release] = (rec, messages.data(messages.index_for(rec, ROOT)))
+    return out
+
+
+def record_line(rec: BuildRecord, snippet: str, contains: str) -> str:
+    """A line a snippet printed in the record, as printed."""
+    result = next(r for r in rec.snippets if r.path == f"snippets/{snippet}")
+    return next(line for _role, line in messages._lines(result) if contains in line)
+
+
+@pytest.mark.parametrize("release", RELEASES)
+def test_every_printed_line_is_matched_to_its_own_row(indexes, release):
+    """The paste box's rule (data order, the first pattern matching wins) gives every line the pattern, and so
+    the kind, its row has in the table: `___stack0 == 2.0` is not a "Python value" because `<expr> == <n>`
+    matches it too."""
+    rec, payload = indexes[release]
+    for result in rec.snippets:
+        for _role, line in messages._lines(result):
+            pattern = messages.normalize(line)
+            if not pattern or messages._TRACE.match(messages.message_text(line)):
+                continue
+            entry = messages.match(messages.message_text(line), payload)
+            assert entry is not None and entry["pattern"] == pattern, (line, pattern, entry and entry["pattern"])
+            assert entry["kind"] == messages.kind_of(entry.get("part_of", pattern)).id
+
+
+def test_resume_values_and_list_lengths_have_kinds_of_their_own(indexes):
+    rec, payload = indexes["2.13.0"]
+    stack = messages.message_text(record_line(rec, "gym/g9_item.py", "___stack0 =="))
+    length = messages.message_text(record_line(rec, "gym/g8_list_len.py", "len("))
+    assert messages.match(stack, payload)["kind"] == "resume-value"
+    assert messages.match(length, payload)["kind"] == "list-length"
+    kinds = {k.id: k for k in messages.KINDS}
+    # the section each kind names exists, and is the first one the pattern links to
+    stack_entry = messages.match(stack, payload)
+    assert stack_entry["sections"][0]["href"].endswith("breaks/#resume-functions")
+    assert "Resume functions" in (ROOT / "docs" / "breaks.md").read_text()
+    assert kinds["list-length"].explained.startswith("gym/") and "No lesson" in kinds["list-length"].text
+
+
+def test_a_dispatch_key_set_mismatch_matches_whatever_the_keys(indexes):
+    """The real line (CPU keys, an inference-mode tensor) and the same line with CUDA's keys: one pattern,
+    of the device / dispatch key set kind, the wording torch prints ("dispatch key set mismatch")."""
+    rec, payload = indexes["2.13.0"]
+    line = messages.message_text(record_line(rec, "gym/g12_inference_mode.py", "dispatch key set mismatch"))
+    cuda = line.replace("AutogradCPU", "AutogradCUDA").replace("(CPU,", "(CUDA,")
+    assert cuda != line
+    for text in (line, cuda):
+        entry = messages.match(text, payload)
+        assert entry and entry["kind"] == "device" and "<keys>" in entry["pattern"], text
+
+
+JUNK = re.compile(r"^[~^]+$|^<n>/<n>:$|^or:$|^to include these|line \d+>|\(HINT: |(?:<expr> ){3}")
+
+
+@pytest.mark.parametrize("release", RELEASES)
+def test_no_continuation_source_or_caret_line_is_a_message(indexes, release):
+    rec, payload = indexes[release]
+    index = messages.index_for(rec, ROOT)
+    sources = {ln.strip() for p in (ROOT / "snippets").rglob("*.py") for ln in p.read_text().splitlines() if ln.strip()}
+    for m in index.messages:
+        assert not JUNK.search(m.pattern), m.pattern
+        assert m.example.split("  #")[0].strip() not in sources, f"a line of a snippet's source: {m.pattern}"
+        for part in m.parts:
+            assert not re.match(r"^[~^]+$", part) and part.split("  #")[0] not in sources, (m.pattern, part)
+    graph_break = [m for m in index.messages if m.pattern.startswith("Graph break from")]
+    if release != "2.2.2":  # 2.2.2 printed no such warning
+        assert graph_break and "or:" in graph_break[0].parts
+    limit = [m for m in index.messages if m.kind.id == "limit"]
+    assert limit and all(m.pattern.startswith("torch._dynamo hit") for m in limit)  # its other lines are its parts
+    page = messages.render(index)
+    here = re.search(r"<p>(\d+) messages printed by this build", page)
+    assert here and int(here.group(1)) == sum(m.here for m in index.messages) == len(
+        {messages.normalize(line) for r in rec.snippets for _, line, _ in messages._messages(r)} - {""}
+    )
+
+
+def test_the_torch_column_names_this_build_once(indexes):
+    rec, payload = indexes["2.13.0"]
+    page = messages.render(messages.index_for(rec, ROOT))
+    assert "this build," not in page and "2.13.0 (this build)" in page
+    assert "this build" not in messages.OTHER.text  # it also lists what only other releases printed
+
+
+@pytest.mark.parametrize("release", RELEASES)
+def test_the_placeholder_is_a_recompile_that_build_printed(indexes, release):
+    rec, _ = indexes[release]
+    example = messages.paste_example(rec)
+    assert example.startswith("Recompiling function") and len(example.splitlines()) == 3
+    assert any(example in r.logs.get("recompiles", "") for r in rec.snippets)
+    assert html.escape(example) in messages.paste_form(rec)
+
+
+def paste(browser, base: str, text: str):
+    page = browser.new_page()
+    page.goto(f"{base}/messages/")
+    page.fill("#fg-log", text)
+    page.click("#fg-explain")
+    rows = page.locator("#fg-lines > li").evaluate_all(
+        """els => els.map(li => ({match: li.dataset.match, kind: li.dataset.kind || "", pattern: li.dataset.pattern || "",
+            line: li.querySelector('.fg-line').textContent}))"""
+    )
+    summary = page.locator("#fg-summary").inner_text()
+    page.close()
+    return rows, summary
+
+
+def page_data(site: Path) -> dict:
+    text = (site / "messages" / "index.html").read_text()
+    return json.loads(re.search(r'<script[^>]*id="message-patterns"[^>]*>(.*?)</script>', text, re.S).group(1))
+
+
+def test_the_browser_gives_each_pasted_line_the_kind_of_its_row(browser, built_site, site_record):
+    """Every line this build printed, pasted: the browser picks the pattern fieldguide.messages.match picks,
+    and that pattern's row in the table (same id) is under the same kind."""
+    rec = BuildRecord.from_json(site_record)
+    payload = page_data(built_site)
+    lines = []
+    for result in rec.snippets:
+        for _role, line in messages._lines(result):
+            text = messages.message_text(line)
+            if messages.normalize(line) and not messages._TRACE.match(text) and line not in lines:
+                lines.append(line)
+    table = dict(re.findall(r'<tr id="(m\d+)" data-kind="([\w-]+)"', (built_site / "messages" / "index.html").read_text()))
+    with serve(built_site) as base:
+        rows, _ = paste(browser, base, "\n".join(lines))
+    assert len(rows) == len(lines)
+    for line, row in zip(lines, rows):
+        expected = messages.match(messages.message_text(line), payload)
+        assert row["match"] == "exact" and row["pattern"] == expected["id"], (line, row, expected["pattern"])
+        assert table[row["pattern"]] == row["kind"] == expected["kind"], (line, row)
+    kinds = {messages.message_text(ln): r["kind"] for ln, r in zip(lines, rows)}
+    assert any(k == "resume-value" for t, k in kinds.items() if t.startswith("___stack0 =="))
+    assert any(k == "list-length" for t, k in kinds.items() if t.startswith("len("))
+
+
+def test_a_guard_dump_with_its_shape_guard_function_and_program_output(browser, built_site):
+    """A real TORCH_LOGS=recompiles,guards run (torch 2.13.0, gym/g11_new_size.py): every line of both dumps,
+    shape guard function included, is the dump; the prints between them are the program's, not the dump's."""
+    raw = (FIXTURES / "logs" / "torch-2.13.0-g11_new_size.stderr.txt").read_text()
+    assert "Python shape guard function:" in raw and "def ___make_guard_fn" in raw
+    with serve(built_site) as base:
+        rows, summary = paste(browser, base, raw)
+        by_line = {r["line"]: r for r in rows}
+        assert by_line["before: 1"]["match"] == "output" and by_line["after: 2"]["match"] == "output"
+        assert not [r for r in rows if r["match"] == "none"], [r["line"] for r in rows if r["match"] == "none"]
+        shape = [r for r in rows if "___make_guard_fn" in r["line"] or r["line"].strip() in ("def guard(L):", "return guard")]
+        assert len(shape) == 3 and all(r["match"] == "dump" for r in shape)
+        assert re.match(r"3 of 3 lines recognised, and a guard dump of \d+ lines", summary), summary
+        # the same log without its logger prefixes (as this guide shows logs): the prints are not the dump
+        rows, _ = paste(browser, base, stripped(raw))
+        assert {r["line"]: r for r in rows}["before: 1"]["match"] != "dump"
+        assert all(r["match"] == "dump" for r in rows if "___make_guard_fn" in r["line"] or "return guard" in r["line"])
+
+
+@pytest.mark.parametrize("release", ["2.2.2", "2.13.0", "2.14.1"])
+def test_a_dump_alone_is_summarised_as_a_dump(browser, built_site, release):
+    raw = (FIXTURES / "logs" / f"torch-{release}-anatomy.stderr.txt").read_text()
+    with serve(built_site) as base:
+        rows, summary = paste(browser, base, raw)
+    assert rows and all(r["match"] == "dump" for r in rows)
+    assert summary.startswith(f"This is a guard dump of {len(rows)} lines"), summary
