@@ -186,17 +186,21 @@ def test_a_pasted_guard_dump_is_named_and_linked(browser, built_site, release):
 
 
 # -- one rule for the table and the paste box ----------------------------------------------------
-RELEASES = ("2.2.2", "2.13.0", "2.14.1")
+RELEASES = sorted(p.name.removeprefix("torch-").removesuffix(".json.gz") for p in (ROOT / "records").glob("torch-*.json.gz"))
+
+
+class Indexes(dict):
+    """release -> (record, the page data its build would ship), from the committed records, made when asked."""
+
+    def __missing__(self, release):
+        rec = BuildRecord.read(ROOT / "records" / f"torch-{release}.json.gz")
+        self[release] = (rec, messages.data(messages.index_for(rec, ROOT)))
+        return self[release]
 
 
 @pytest.fixture(scope="module")
 def indexes():
-    """release -> (record, the page data its build would ship), from the committed records."""
-    out = {}
-    for release in RELEASES:
-        rec = BuildRecord.read(ROOT / "records" / f"torch-{release}.json.gz")
-        out[release] = (rec, messages.data(messages.index_for(rec, ROOT)))
-    return out
+    return Indexes()
 
 
 def record_line(rec: BuildRecord, snippet: str, contains: str) -> str:
@@ -279,7 +283,7 @@ def test_the_torch_column_names_this_build_once(indexes):
     assert "this build" not in messages.OTHER.text  # it also lists what only other releases printed
 
 
-@pytest.mark.parametrize("release", RELEASES)
+@pytest.mark.parametrize("release", ["2.2.2", "2.13.0", "2.14.1"])
 def test_the_placeholder_is_a_recompile_that_build_printed(indexes, release):
     rec, _ = indexes[release]
     example = messages.paste_example(rec)
@@ -357,3 +361,15 @@ def test_a_dump_alone_is_summarised_as_a_dump(browser, built_site, release):
         rows, summary = paste(browser, base, raw)
     assert rows and all(r["match"] == "dump" for r in rows)
     assert summary.startswith(f"This is a guard dump of {len(rows)} lines"), summary
+
+
+def test_a_failure_printed_without_a_reason_is_named_so(browser, built_site, indexes):
+    """torch 2.5.1 printed `- 0/0:` and nothing else for guards/ambient.py's backend change: a line of the
+    log, not an unknown message."""
+    rec, _ = indexes["2.5.1"]
+    log = next(r for r in rec.snippets if r.path == "snippets/guards/ambient.py").logs["recompiles"]
+    assert re.search(r"^\s*- \d+/\d+:\s*$", log, re.M)
+    with serve(built_site) as base:
+        rows, _ = paste(browser, base, log)
+    assert [r["match"] for r in rows if re.match(r"^\s*- \d+/\d+:\s*$", r["line"])] == ["empty"]
+    assert not [r for r in rows if r["match"] == "none"], rows
