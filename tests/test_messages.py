@@ -373,3 +373,27 @@ def test_a_failure_printed_without_a_reason_is_named_so(browser, built_site, ind
         rows, _ = paste(browser, base, log)
     assert [r["match"] for r in rows if re.match(r"^\s*- \d+/\d+:\s*$", r["line"])] == ["empty"]
     assert not [r for r in rows if r["match"] == "none"], rows
+
+
+@pytest.mark.parametrize("name", ["g9_item", "layer_idx"])
+def test_a_real_log_with_warnings_traces_and_prints(browser, built_site, name):
+    """Real TORCH_LOGS=recompiles runs (torch 2.13.0): a graph-break warning of several lines, stack traces
+    with source and caret lines, a limit warning, the program's prints. Each warning line is recognised as its
+    message, each trace line as a trace (a failure after a trace is a failure again), each print as output."""
+    raw = (FIXTURES / "logs" / f"torch-2.13.0-{name}.stderr.txt").read_text()
+    reasons = [f.reason for r in parse_recompiles(stripped(raw)) for f in r.failures]
+    with serve(built_site) as base:
+        rows, summary = paste(browser, base, raw)
+    assert not [r for r in rows if r["match"] == "none"], [r["line"] for r in rows if r["match"] == "none"]
+    assert [r["line"] for r in rows if r["match"] == "output"] == [
+        ln for ln in raw.splitlines() if ln.strip() and not logs.classify(ln)
+    ]
+    failures = [r for r in rows if re.match(r"^\s*- \d+/\d+: ", r["line"])]
+    assert len(failures) == len(reasons) and all(r["match"] == "exact" for r in failures), failures
+    assert all(r["match"] == "trace" for r in rows if re.search(r"\^\^\^|File \"|User stack trace", r["line"]))
+    if name == "g9_item":
+        assert {r["kind"] for r in rows if r["line"].startswith(("Graph break", "or:", "to include"))} == {"graph-break"}
+        assert [r["kind"] for r in failures] == ["resume-value"]
+    else:
+        assert any(r["kind"] == "limit" for r in rows)
+    assert re.match(r"(\d+) of \1 lines recognised", summary), summary

@@ -17,10 +17,10 @@
 
   // One pasted line: its text without logger prefix, and whether it had one (and from the guards channel).
   function parseLine(line) {
-    var m = PREFIX_NEW.exec(line), guards = false, prefixed = false;
-    if (m) { prefixed = true; guards = m[1] === "guards"; line = line.slice(m[0].length); }
-    else if ((m = PREFIX_OLD.exec(line))) { prefixed = true; guards = /\.__guards$/.test(m[1]); line = line.slice(m[0].length); }
-    return { text: line.replace(PY_WARNING, ""), prefixed: prefixed, guards: guards };
+    var m = PREFIX_NEW.exec(line), guards = false, prefixed = "", warning = PY_WARNING.test(line);
+    if (m) { prefixed = "new"; guards = m[1] === "guards"; line = line.slice(m[0].length); }
+    else if ((m = PREFIX_OLD.exec(line))) { prefixed = "old"; guards = /\.__guards$/.test(m[1]); line = line.slice(m[0].length); }
+    return { text: line.replace(PY_WARNING, ""), prefixed: prefixed, guards: guards, warning: warning };
   }
 
   // The same as fieldguide.messages.message_text.
@@ -103,9 +103,10 @@
 
     function explain() {
       list.textContent = "";
-      var raws = input.value.split(/\r?\n/).filter(function (r) { return r.trim(); });
-      var parsed = raws.map(parseLine);
+      var parsed = input.value.split(/\r?\n/).map(parseLine).filter(function (l) { return l.text.trim(); });
       var anyPrefix = parsed.some(function (l) { return l.prefixed; });
+      // torch >= 2.3 prefixes every line of a record; 2.2 may leave a record's later lines bare
+      var newPrefix = parsed.some(function (l) { return l.prefixed === "new"; });
       var total = 0, matched = 0, dumped = 0, inTrace = false, inDump = false, frameIndent = -1, lastGuards = false;
       parsed.forEach(function (pl) {
         var line = pl.text.replace(/\s+$/, "");
@@ -117,11 +118,11 @@
         // A guard dump: with logger prefixes, the lines of the guards channel (an unprefixed line after
         // them is your program's output); without prefixes, from a dump header on, the lines shaped like one.
         var dump = anyPrefix ? pl.guards : (DUMP_HEAD.test(text) || (inDump && (DUMP_TREE.test(line) || DUMP_LINE.test(line))));
-        var output = anyPrefix && !pl.prefixed && lastGuards;  // every line of a dump carries its prefix
+        var output = anyPrefix && !pl.prefixed && !pl.warning && (newPrefix || lastGuards);  // a dump's lines all carry it
         if (pl.prefixed) lastGuards = pl.guards;
         inDump = dump;
         if (output) {
-          quiet(item, "output", "Not a torch log line (no logger prefix, after a guard dump): your program's own output, most likely.");
+          quiet(item, "output", "Not a torch log line (it has no logger prefix): your program's own output, most likely.");
           return;
         }
         if (dump) {
@@ -139,8 +140,9 @@
           return;
         }
         frameIndent = -1;
-        if (!/^-\s/.test(line.trim())) inTrace = false;
-        if (TRACE.test(text) || (inTrace && /^-\s/.test(line.trim()))) {
+        // a stack trace in a recompile log: "- User stack trace:", then "-   File ..." and "-     source" lines
+        if (!/^-\s{2,}/.test(line.trim())) inTrace = false;
+        if (TRACE.test(text) || (inTrace && /^-\s{2,}/.test(line.trim()))) {
           inTrace = true;
           var frame = FRAME.exec(line);
           if (frame) frameIndent = frame[1].length;

@@ -319,6 +319,7 @@ def _recompile_lines(text: str) -> list[tuple[str, str, list[str]]]:
             in_trace = False
         elif stripped.startswith("- "):
             body = message_text(stripped)
+            in_trace = in_trace and re.match(r"^-\s{2,}", stripped) is not None  # "-   File", "-     source"
             if body.startswith("User stack trace") or in_trace:
                 in_trace = True
                 continue
