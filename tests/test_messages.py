@@ -15,9 +15,9 @@ from pathlib import Path
 from urllib.parse import urljoin, urlparse
 
 import pytest
-
 from browser import chromium, serve
 from conftest import ROOT
+
 from fieldguide import logs, messages
 from fieldguide.parse.recompiles import parse_recompiles
 from fieldguide.record import BuildRecord
@@ -329,11 +329,11 @@ def test_the_browser_gives_each_pasted_line_the_kind_of_its_row(browser, built_s
     with serve(built_site) as base:
         rows, _ = paste(browser, base, "\n".join(lines))
     assert len(rows) == len(lines)
-    for line, row in zip(lines, rows):
+    for line, row in zip(lines, rows, strict=True):
         expected = messages.match(messages.message_text(line), payload)
         assert row["match"] == "exact" and row["pattern"] == expected["id"], (line, row, expected["pattern"])
         assert table[row["pattern"]] == row["kind"] == expected["kind"], (line, row)
-    kinds = {messages.message_text(ln): r["kind"] for ln, r in zip(lines, rows)}
+    kinds = {messages.message_text(ln): r["kind"] for ln, r in zip(lines, rows, strict=True)}
     assert any(k == "resume-value" for t, k in kinds.items() if t.startswith("___stack0 =="))
     assert any(k == "list-length" for t, k in kinds.items() if t.startswith("len("))
 
