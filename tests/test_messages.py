@@ -7,6 +7,7 @@ wording from the committed record of 2.2.2, never from text typed into the code.
 
 from __future__ import annotations
 
+import html
 import json
 import re
 import urllib.request
@@ -14,9 +15,9 @@ from pathlib import Path
 from urllib.parse import urljoin, urlparse
 
 import pytest
-
 from browser import chromium, serve
 from conftest import ROOT
+
 from fieldguide import logs, messages
 from fieldguide.parse.recompiles import parse_recompiles
 from fieldguide.record import BuildRecord
@@ -139,11 +140,14 @@ def test_pasted_real_log_annotates_every_reason_with_a_working_link(browser, bui
         assert requests == [], f"pasting made requests: {requests}"  # nothing leaves the page
         assert errors == []
         annotated = [r for r in rows if r["role"] == "reason"]
-        assert len(annotated) == len(reasons), ([r["line"] for r in annotated], reasons)
-        for row, reason in zip(annotated, reasons):
-            assert reason in row["line"]
+        # every failure the parser reads is annotated, in order (the parser stops at a failure's stack
+        # trace, 2.11 on; the page also annotates the failures of the older entries after it)
+        lines = iter(r["line"] for r in annotated)
+        assert all(any(reason in line for line in lines) for reason in reasons), ([r["line"] for r in annotated], reasons)
+        assert len(annotated) == len(re.findall(r"^\s*- (?!User stack trace|\s|\d+/\d+:\s*$)", stripped(raw), re.M))
+        for row in annotated:
             assert row["match"] == "exact", row
-            assert row["links"], f"no section link for {reason!r}"
+            assert row["links"], f"no section link for {row['line']!r}"
         assert not [r for r in rows if r["match"] == "none"], [r["line"] for r in rows if r["match"] == "none"]
         for href in {h for r in annotated for h in r["links"]}:  # the links work: page and anchor exist
             url = urlparse(href)
@@ -182,3 +186,217 @@ def test_a_pasted_guard_dump_is_named_and_linked(browser, built_site, release):
             assert f'id="{urlparse(href).fragment}"' in urllib.request.urlopen(href.split("#")[0]).read().decode(), href
         assert all(r["links"] for r in dump)
         page.close()
+
+
+# -- one rule for the table and the paste box ----------------------------------------------------
+RELEASES = sorted(p.name.removeprefix("torch-").removesuffix(".json.gz") for p in (ROOT / "records").glob("torch-*.json.gz"))
+
+
+class Indexes(dict):
+    """release -> (record, the page data its build would ship), from the committed records, made when asked."""
+
+    def __missing__(self, release):
+        rec = BuildRecord.read(ROOT / "records" / f"torch-{release}.json.gz")
+        self[release] = (rec, messages.data(messages.index_for(rec, ROOT)))
+        return self[release]
+
+
+@pytest.fixture(scope="module")
+def indexes():
+    return Indexes()
+
+
+def record_line(rec: BuildRecord, snippet: str, contains: str) -> str:
+    """A line a snippet printed in the record, as printed."""
+    result = next(r for r in rec.snippets if r.path == f"snippets/{snippet}")
+    return next(line for _role, line in messages._lines(result) if contains in line)
+
+
+@pytest.mark.parametrize("release", RELEASES)
+def test_every_printed_line_is_matched_to_its_own_row(indexes, release):
+    """The paste box's rule (data order, the first pattern matching wins) gives every line the pattern, and so
+    the kind, its row has in the table: `___stack0 == 2.0` is not a "Python value" because `<expr> == <n>`
+    matches it too."""
+    rec, payload = indexes[release]
+    for result in rec.snippets:
+        for _role, line in messages._lines(result):
+            pattern = messages.normalize(line)
+            if not pattern or messages._TRACE.match(messages.message_text(line)):
+                continue
+            entry = messages.match(messages.message_text(line), payload)
+            assert entry is not None and entry["pattern"] == pattern, (line, pattern, entry and entry["pattern"])
+            assert entry["kind"] == messages.kind_of(entry.get("part_of", pattern)).id
+
+
+def test_resume_values_and_list_lengths_have_kinds_of_their_own(indexes):
+    rec, payload = indexes["2.13.0"]
+    stack = messages.message_text(record_line(rec, "gym/g9_item.py", "___stack0 =="))
+    length = messages.message_text(record_line(rec, "gym/g8_list_len.py", "len("))
+    assert messages.match(stack, payload)["kind"] == "resume-value"
+    assert messages.match(length, payload)["kind"] == "list-length"
+    kinds = {k.id: k for k in messages.KINDS}
+    # the section each kind names exists, and is the first one the pattern links to
+    stack_entry = messages.match(stack, payload)
+    assert stack_entry["sections"][0]["href"].endswith("breaks/#resume-functions")
+    assert "Resume functions" in (ROOT / "docs" / "breaks.md").read_text()
+    assert kinds["list-length"].explained.startswith("gym/") and "No lesson" in kinds["list-length"].text
+
+
+def test_a_dispatch_key_set_mismatch_matches_whatever_the_keys(indexes):
+    """The real line (CPU keys, an inference-mode tensor) and the same line with CUDA's keys: one pattern,
+    of the device / dispatch key set kind, the wording torch prints ("dispatch key set mismatch")."""
+    rec, payload = indexes["2.13.0"]
+    line = messages.message_text(record_line(rec, "gym/g12_inference_mode.py", "dispatch key set mismatch"))
+    cuda = line.replace("AutogradCPU", "AutogradCUDA").replace("(CPU,", "(CUDA,")
+    assert cuda != line
+    for text in (line, cuda):
+        entry = messages.match(text, payload)
+        assert entry and entry["kind"] == "device" and "<keys>" in entry["pattern"], text
+
+
+JUNK = re.compile(r"^[~^]+$|^<n>/<n>:$|^or:$|^to include these|line \d+>|\(HINT: |(?:<expr> ){3}")
+
+
+@pytest.mark.parametrize("release", RELEASES)
+def test_no_continuation_source_or_caret_line_is_a_message(indexes, release):
+    rec, payload = indexes[release]
+    index = messages.index_for(rec, ROOT)
+    sources = {ln.strip() for p in (ROOT / "snippets").rglob("*.py") for ln in p.read_text().splitlines() if ln.strip()}
+    for m in index.messages:
+        assert not JUNK.search(m.pattern), m.pattern
+        assert m.example.split("  #")[0].strip() not in sources, f"a line of a snippet's source: {m.pattern}"
+        for part in m.parts:
+            assert not re.match(r"^[~^]+$", part) and part.split("  #")[0] not in sources, (m.pattern, part)
+    graph_break = [m for m in index.messages if m.pattern.startswith("Graph break from")]
+    if release != "2.2.2":  # 2.2.2 printed no such warning
+        assert graph_break and "or:" in graph_break[0].parts
+    limit = [m for m in index.messages if m.kind.id == "limit"]
+    assert limit and all(m.pattern.startswith("torch._dynamo hit") for m in limit)  # its other lines are its parts
+    page = messages.render(index)
+    here = re.search(r"<p>(\d+) messages printed by this build", page)
+    assert here and int(here.group(1)) == sum(m.here for m in index.messages) == len(
+        {messages.normalize(line) for r in rec.snippets for _, line, _ in messages._messages(r)} - {""}
+    )
+
+
+def test_the_torch_column_names_this_build_once(indexes):
+    rec, payload = indexes["2.13.0"]
+    page = messages.render(messages.index_for(rec, ROOT))
+    assert "this build," not in page and "2.13.0 (this build)" in page
+    assert "this build" not in messages.OTHER.text  # it also lists what only other releases printed
+
+
+@pytest.mark.parametrize("release", ["2.2.2", "2.13.0", "2.14.1"])
+def test_the_placeholder_is_a_recompile_that_build_printed(indexes, release):
+    rec, _ = indexes[release]
+    example = messages.paste_example(rec)
+    assert example.startswith("Recompiling function") and len(example.splitlines()) == 3
+    assert any(example in r.logs.get("recompiles", "") for r in rec.snippets)
+    assert html.escape(example) in messages.paste_form(rec)
+
+
+def paste(browser, base: str, text: str):
+    page = browser.new_page()
+    page.goto(f"{base}/messages/")
+    page.fill("#fg-log", text)
+    page.click("#fg-explain")
+    rows = page.locator("#fg-lines > li").evaluate_all(
+        """els => els.map(li => ({match: li.dataset.match, kind: li.dataset.kind || "", pattern: li.dataset.pattern || "",
+            line: li.querySelector('.fg-line').textContent}))"""
+    )
+    summary = page.locator("#fg-summary").inner_text()
+    page.close()
+    return rows, summary
+
+
+def page_data(site: Path) -> dict:
+    text = (site / "messages" / "index.html").read_text()
+    return json.loads(re.search(r'<script[^>]*id="message-patterns"[^>]*>(.*?)</script>', text, re.S).group(1))
+
+
+def test_the_browser_gives_each_pasted_line_the_kind_of_its_row(browser, built_site, site_record):
+    """Every line this build printed, pasted: the browser picks the pattern fieldguide.messages.match picks,
+    and that pattern's row in the table (same id) is under the same kind."""
+    rec = BuildRecord.from_json(site_record)
+    payload = page_data(built_site)
+    lines = []
+    for result in rec.snippets:
+        for _role, line in messages._lines(result):
+            text = messages.message_text(line)
+            if messages.normalize(line) and not messages._TRACE.match(text) and line not in lines:
+                lines.append(line)
+    table = dict(re.findall(r'<tr id="(m\d+)" data-kind="([\w-]+)"', (built_site / "messages" / "index.html").read_text()))
+    with serve(built_site) as base:
+        rows, _ = paste(browser, base, "\n".join(lines))
+    assert len(rows) == len(lines)
+    for line, row in zip(lines, rows, strict=True):
+        expected = messages.match(messages.message_text(line), payload)
+        assert row["match"] == "exact" and row["pattern"] == expected["id"], (line, row, expected["pattern"])
+        assert table[row["pattern"]] == row["kind"] == expected["kind"], (line, row)
+    kinds = {messages.message_text(ln): r["kind"] for ln, r in zip(lines, rows, strict=True)}
+    assert any(k == "resume-value" for t, k in kinds.items() if t.startswith("___stack0 =="))
+    assert any(k == "list-length" for t, k in kinds.items() if t.startswith("len("))
+
+
+def test_a_guard_dump_with_its_shape_guard_function_and_program_output(browser, built_site):
+    """A real TORCH_LOGS=recompiles,guards run (torch 2.13.0, gym/g11_new_size.py): every line of both dumps,
+    shape guard function included, is the dump; the prints between them are the program's, not the dump's."""
+    raw = (FIXTURES / "logs" / "torch-2.13.0-g11_new_size.stderr.txt").read_text()
+    assert "Python shape guard function:" in raw and "def ___make_guard_fn" in raw
+    with serve(built_site) as base:
+        rows, summary = paste(browser, base, raw)
+        by_line = {r["line"]: r for r in rows}
+        assert by_line["before: 1"]["match"] == "output" and by_line["after: 2"]["match"] == "output"
+        assert not [r for r in rows if r["match"] == "none"], [r["line"] for r in rows if r["match"] == "none"]
+        shape = [r for r in rows if "___make_guard_fn" in r["line"] or r["line"].strip() in ("def guard(L):", "return guard")]
+        assert len(shape) == 3 and all(r["match"] == "dump" for r in shape)
+        assert re.match(r"3 of 3 lines recognised, and a guard dump of \d+ lines", summary), summary
+        # the same log without its logger prefixes (as this guide shows logs): the prints are not the dump
+        rows, _ = paste(browser, base, stripped(raw))
+        assert {r["line"]: r for r in rows}["before: 1"]["match"] != "dump"
+        assert all(r["match"] == "dump" for r in rows if "___make_guard_fn" in r["line"] or "return guard" in r["line"])
+
+
+@pytest.mark.parametrize("release", ["2.2.2", "2.13.0", "2.14.1"])
+def test_a_dump_alone_is_summarised_as_a_dump(browser, built_site, release):
+    raw = (FIXTURES / "logs" / f"torch-{release}-anatomy.stderr.txt").read_text()
+    with serve(built_site) as base:
+        rows, summary = paste(browser, base, raw)
+    assert rows and all(r["match"] == "dump" for r in rows)
+    assert summary.startswith(f"This is a guard dump of {len(rows)} lines"), summary
+
+
+def test_a_failure_printed_without_a_reason_is_named_so(browser, built_site, indexes):
+    """torch 2.5.1 printed `- 0/0:` and nothing else for guards/ambient.py's backend change: a line of the
+    log, not an unknown message."""
+    rec, _ = indexes["2.5.1"]
+    log = next(r for r in rec.snippets if r.path == "snippets/guards/ambient.py").logs["recompiles"]
+    assert re.search(r"^\s*- \d+/\d+:\s*$", log, re.M)
+    with serve(built_site) as base:
+        rows, _ = paste(browser, base, log)
+    assert [r["match"] for r in rows if re.match(r"^\s*- \d+/\d+:\s*$", r["line"])] == ["empty"]
+    assert not [r for r in rows if r["match"] == "none"], rows
+
+
+@pytest.mark.parametrize("name", ["g9_item", "layer_idx"])
+def test_a_real_log_with_warnings_traces_and_prints(browser, built_site, name):
+    """Real TORCH_LOGS=recompiles runs (torch 2.13.0): a graph-break warning of several lines, stack traces
+    with source and caret lines, a limit warning, the program's prints. Each warning line is recognised as its
+    message, each trace line as a trace (a failure after a trace is a failure again), each print as output."""
+    raw = (FIXTURES / "logs" / f"torch-2.13.0-{name}.stderr.txt").read_text()
+    reasons = re.findall(r"^\s*- \d+/\d+: (.*)$", stripped(raw), re.M)  # after a stack trace too
+    with serve(built_site) as base:
+        rows, summary = paste(browser, base, raw)
+    assert not [r for r in rows if r["match"] == "none"], [r["line"] for r in rows if r["match"] == "none"]
+    assert [r["line"] for r in rows if r["match"] == "output"] == [
+        ln for ln in raw.splitlines() if ln.strip() and not logs.classify(ln)
+    ]
+    failures = [r for r in rows if re.match(r"^\s*- \d+/\d+: ", r["line"])]
+    assert len(failures) == len(reasons) and all(r["match"] == "exact" for r in failures), failures
+    assert all(r["match"] == "trace" for r in rows if re.search(r"\^\^\^|File \"|User stack trace", r["line"]))
+    if name == "g9_item":
+        assert {r["kind"] for r in rows if r["line"].startswith(("Graph break", "or:", "to include"))} == {"graph-break"}
+        assert [r["kind"] for r in failures] == ["resume-value"]
+    else:
+        assert any(r["kind"] == "limit" for r in rows)
+    assert re.match(r"(\d+) of \1 lines recognised", summary), summary

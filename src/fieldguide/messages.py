@@ -31,12 +31,13 @@ from .report import relative_link
 PAGE_URL = "messages/"
 
 # -- one line, normalized ----------------------------------------------------------------------
-_ENTRY = re.compile(r"^-\s+(?:\d+/\d+:\s+)?")
-_COMMENT = re.compile(r"\s{2,}#\s.*$")
+_ENTRY = re.compile(r"^-\s+(?:\d+/\d+:(?:\s+|$))?")
+_COMMENT = re.compile(r"\s{2,}(?:#\s|\(HINT: ).*$")  # a user-code comment, or torch's hint after the guard
+_CARET = re.compile(r"^[~^]+$")  # the caret line under a source line in a traceback
 _TRACE = re.compile(r'^(?:User stack trace:|File ".*", line \d+|\s)')
 _QUOTED = re.compile(r"'(?:[^'\[\]]|\[[^\]]*\])*'")
 _PATH = re.compile(r"(?:[A-Za-z]:)?(?:[\w.~-]*/)+[\w.-]+\.py(?::\d+)?")
-_NUMBER = re.compile(r"(?<![\w<])-?\d+(?:\.\d+)?(?![\w>])")
+_NUMBER = re.compile(r"(?<![\w<])-?\d+(?:\.\d+)?(?:e[-+]?\d+)?(?![\w>])")
 _EXPR_LINE = re.compile(r" == | != | <= | >= | < | > |^___|^\(|^not |^isinstance\(|^hasattr\(|^len\(")
 _CHAIN = re.compile(
     r"""(?<![\w.'"<])(?:[LG]\[(?:'[^']*'|"[^"]*")\]|[A-Za-z_]\w*)(?:\.\w+|\[(?:'[^']*'|"[^"]*"|\d+)\])*"""
@@ -44,12 +45,13 @@ _CHAIN = re.compile(
 _KEEP = {"and", "or", "not", "is", "in", "None", "True", "False", "type", "class", "id", "isinstance", "hasattr", "len"}
 PLACEHOLDERS = {
     "id": r"\S+?",
-    "n": r"-?\d+(?:\.\d+)?",
+    "n": r"-?\d+(?:\.\d+)?(?:e[-+]?\d+)?",
     "name": r".+?",
     "file": r".+?",
-    "expr": r".+?",
+    "expr": r"(?!___|len\()(?:.+?)",  # never a torch helper (___stack0) or len(): those stay in a pattern
     "value": r"\S+?",
     "state": r".+?",
+    "keys": r"DispatchKeySet\([^()]*\)",
 }
 _PLACEHOLDER = re.compile(r"<(" + "|".join(PLACEHOLDERS) + r")>")
 
@@ -87,7 +89,8 @@ def normalize(line: str) -> str:
 
 def _normalize_part(text: str, whole: bool = False) -> str:
     text = re.sub(r"0x[0-9a-fA-F]+", "<id>", text)
-    text = re.sub(r"(?<![\w/])\d{6,}\b", "<id>", text)
+    text = re.sub(r"(?<![\w/.])\d{6,}\b", "<id>", text)  # an object id (not a float's decimals)
+    text = re.sub(r"DispatchKeySet\([^()]*\)", "<keys>", text)
     text = re.sub(r"\b(hash: )\w+", r"\1<id>", text)
     text = _PATH.sub("<file>", text)
     text = re.sub(r"^(Recompiling function )\S+", r"\1<name>", text)
@@ -95,7 +98,9 @@ def _normalize_part(text: str, whole: bool = False) -> str:
     text = re.sub(r"(GLOBAL_STATE changed: ).+$", r"\1<state>", text)
     text = re.sub(r"\b(expected|actual) [A-Z]\w*", r"\1 <value>", text)
     if whole and _EXPR_LINE.search(text) and not text.startswith("tensor "):
-        return _expression(_QUOTED.sub("'<name>'", text) if "[" not in text else text)
+        head, sep, kind = text.partition(", type=<")  # ID_MATCH names the object's type after the guard
+        kind = re.sub(r"^(code object )\S+( at .*, line )\d+>$", r"\1<name>\2<n>>", kind)
+        return _expression(re.sub(r"(?<!\[)" + _QUOTED.pattern, "'<name>'", head)) + sep + kind
     text = _QUOTED.sub("'<name>'", text)
     return _NUMBER.sub("<n>", text)
 
@@ -125,13 +130,15 @@ class Kind:
     id: str
     title: str
     text: str
-    test: re.Pattern
+    test: re.Pattern  # searched in a pattern (a normalized line), never in a raw line
+    explained: str = ""  # a docs page and anchor that teaches this kind ("breaks.md#resume-functions"), if one does
 
 
 KINDS = [
     Kind("header", "A recompile starts", "One recompile of the function named, defined at the file and line shown. "
-         "The lines below it name the guards that failed: no entry already in the function's cache accepted the call.",
-         re.compile(r"^Recompiling function |^triggered by the following guard failure")),
+         "The lines below it name the guards that failed: no entry already in the function's cache accepted the call "
+         "(with recompiles_verbose, each \"guard N failures:\" lists the failed guards of one cached entry).",
+         re.compile(r"^Recompiling function |^triggered by the following guard failure|^guard <n> failures:$")),
     Kind("limit", "The cache limit was hit", "The function recompiled until its cache reached the limit named; "
          "torch then stops compiling new entries for it. The section explains what happens to the calls after that.",
          re.compile(r"hit config\.\w*limit|last reason: |^function: |^To (?:log|diagnose) ")),
@@ -143,8 +150,11 @@ KINDS = [
          "compiled for.", re.compile(r"requires_grad mismatch")),
     Kind("dtype", "A tensor dtype differs", "The tensor has another dtype than the entry was compiled for.",
          re.compile(r"dtype mismatch")),
-    Kind("device", "A tensor device differs", "The tensor lives on another device than the entry was compiled for.",
-         re.compile(r"device mismatch|DispatchKeySet mismatch")),
+    Kind("device", "A tensor device or dispatch key set differs", "The tensor's device, or its dispatch key set, is "
+         "not the one the entry was compiled for. A key set names the device's keys (CPU, CUDA, ...) and the layers "
+         "that handle the tensor's operations (Autograd..., for example): compare the expected keys with the actual "
+         "ones in the line to see which differ.",
+         re.compile(r"device mismatch|DispatchKeySet mismatch|dispatch key set mismatch")),
     Kind("global-state", "Ambient state changed", "State outside the arguments changed since the entry was compiled: "
          "grad mode (a call under torch.no_grad()), for example.", re.compile(r"GLOBAL_STATE|___check_global_state")),
     Kind("backend", "Another backend", "The function is called through a torch.compile with another backend than "
@@ -156,12 +166,25 @@ KINDS = [
     Kind("size-range", "A size outside the dynamic range", "A dynamic (symbolic) size carries a range, and this "
          "value is outside it: the guard states the range the entry was compiled for.",
          re.compile(r"<= <expr>\.size\(\)|<expr>\.size\(\)\[<n>\] [<>]=?")),
+    Kind("resume-value", "A value passed across a graph break changed", "___stack0 (___stack1, ...) is a value the "
+         "code before a graph break left for the code after it, such as the result of an .item() call. The code "
+         "after the break runs as a resume function, compiled on its own, and its entry was compiled for that value "
+         "as a constant: this call brought another one.",
+         re.compile(r"^___stack\d+ (?:==|!=) "), "breaks.md#resume-functions"),
+    Kind("list-length", "A list has another length", "A list (or tuple) the graph used has another number of items "
+         "than the entry was compiled for: the entry guards its length. No lesson of this guide explains this guard; "
+         "the drill linked measures it.",
+         re.compile(r"^len\(<expr>\) (?:==|!=) "), "gym/index.md#gym-8"),
     Kind("value", "A Python value changed", "A Python value the graph used (a global, an attribute, an int "
          "argument) was baked in as a constant, and it has another value now.", re.compile(r"^<expr> == ")),
     Kind("config", "Config restored", "dynamo compares the config an entry was compiled under with the current one "
          "and logs the difference.", re.compile(r"config saved when compiling|^Saved hash|^Restoring saved config|^\* \w+=")),
+    Kind("graph-break", "A graph break", "dynamo could not capture an operation into the graph, so it split the "
+         "function there; the message names the operation and, in the lines that follow it, where in your code it is.",
+         re.compile(r"^Graph break"), "breaks.md#what-breaks-a-graph"),
 ]
-OTHER = Kind("other", "Other message", "A message this build's snippets printed; the section linked shows it in context.", re.compile(""))
+OTHER = Kind("other", "Other message", "A message that the guide's snippets printed (on the torch releases listed "
+             "with it); the section linked shows it in context.", re.compile(""))
 
 
 def kind_of(pattern: str) -> Kind:
@@ -193,7 +216,8 @@ def page_sections(markdown: str) -> list[tuple[int, str, str]]:
         m = None if in_code else _HEADING.match(line)
         if m:
             title = m.group(2).strip()
-            out.append((i, m.group(3) or slugify(title, "-"), re.sub(r"[`*_]", "", title)))
+            plain = re.sub(r"(?<!\w)_|_(?!\w)|\*", "", re.sub(r"`([^`]*)`", lambda c: c.group(1).replace("_", "\0"), title))
+            out.append((i, m.group(3) or slugify(title, "-"), plain.replace("\0", "_")))  # code keeps its underscores
     return out
 
 
@@ -272,36 +296,88 @@ class Message:
     example: str  # one line as printed (this build's when it printed one)
     snippets: dict[str, set[str]] = field(default_factory=dict)  # snippet path -> torch releases
     here: bool = False  # printed by this build
+    parts: list[str] = field(default_factory=list)  # the patterns of the lines that continue a multi-line warning
 
     @property
     def regex(self) -> str:
         return to_regex(self.pattern)
 
 
-def _lines(result) -> list[tuple[str, str]]:
-    """(role, line) of every message line a result printed: its recompile log and unrequested channels."""
+# A line that starts a new message in a warning channel (the lines after it, up to a blank line or the
+# next such line, continue it: a warning torch logs is one record of several lines).
+_WARNING_HEAD = re.compile(r"^(?:torch\._dynamo hit |Graph break|Recompiling function |\S.*:\d+: \w*Warning: )")
+_FRAME = re.compile(r'^(\s*)File ".*", line \d+')
+_RECOMPILE_CHANNELS = ("recompiles", "recompiles_verbose")
+
+
+def _recompile_lines(text: str) -> list[tuple[str, str, list[str]]]:
     out, in_trace = [], False
-    for line in result.logs.get("recompiles", "").splitlines():
+    for line in text.splitlines():
         stripped = line.strip()
         if not stripped:
             continue
-        if stripped.startswith("Recompiling function") or stripped.startswith("triggered by"):
-            out.append(("header", stripped))
+        if stripped.startswith(("Recompiling function", "triggered by")) or re.match(r"^guard \d+ failures:$", stripped):
+            out.append(("header", stripped, []))
             in_trace = False
         elif stripped.startswith("- "):
             body = message_text(stripped)
+            in_trace = in_trace and re.match(r"^-\s{2,}", stripped) is not None  # "-   File", "-     source"
             if body.startswith("User stack trace") or in_trace:
                 in_trace = True
                 continue
-            out.append(("reason", stripped))
+            if body:  # "- 0/0:" alone: an entry with no reason printed
+                out.append(("reason", stripped, []))
         else:
-            out.append(("note", stripped))
+            out.append(("note", stripped, []))
+    return out
+
+
+def _warning_messages(text: str) -> list[tuple[str, str, list[str]]]:
+    """The warnings of a channel, each (role, first line, continuation lines); tracebacks (frame, source
+    and caret lines) are left out: they are the reader's code, not torch's message."""
+    out: list[tuple[str, str, list[str]]] = []
+    current: list[str] | None = None
+    frame_indent = -1  # inside a traceback frame: the indent of its File line
+    for line in text.splitlines():
+        stripped = line.strip()
+        if not stripped:
+            current, frame_indent = None, -1
+            continue
+        indent = len(line) - len(line.lstrip())
+        if frame_indent >= 0 and indent > frame_indent:  # the frame's source and caret lines
+            continue
+        frame_indent = -1
+        m = _FRAME.match(line)
+        if m:
+            frame_indent = len(m.group(1))
+            continue
+        if stripped.startswith("User stack trace:") or _CARET.match(stripped):
+            continue
+        if current is None or _WARNING_HEAD.match(stripped):
+            current = []
+            out.append(("warning", stripped, current))
+        else:
+            current.append(stripped)
+    return out
+
+
+def _messages(result) -> list[tuple[str, str, list[str]]]:
+    """(role, line, continuation lines) of every message a result printed: its recompile log (and the
+    recompiles_verbose one set_logs turns on) and the warnings of the channels it did not ask for."""
+    out = []
+    for channel in _RECOMPILE_CHANNELS:
+        out += _recompile_lines(result.logs.get(channel, ""))
     asked = set(requested_channels(result.env))
     for channel, text in result.logs.items():
-        if channel in asked or channel in ("recompiles", "guards"):
+        if channel in asked or channel in ("guards", *_RECOMPILE_CHANNELS):
             continue
-        out += [("warning", line.strip()) for line in text.splitlines() if line.strip()]
+        out += _warning_messages(text)
     return out
+
+
+def _lines(result) -> list[tuple[str, str]]:
+    """(role, line) of every message line a result printed, continuation lines included."""
+    return [(role, line) for role, head, parts in _messages(result) for line in (head, *parts)]
 
 
 def collect(build: BuildRecord, others: list[BuildRecord] = ()) -> dict[str, Message]:
@@ -309,7 +385,7 @@ def collect(build: BuildRecord, others: list[BuildRecord] = ()) -> dict[str, Mes
     found: dict[str, Message] = {}
     for rec, here in [(build, True), *((o, False) for o in others)]:
         for result in rec.snippets:
-            for role, line in _lines(result):
+            for role, line, rest in _messages(result):
                 pattern = normalize(line)
                 if not pattern or _TRACE.match(message_text(line)):
                     continue
@@ -318,6 +394,9 @@ def collect(build: BuildRecord, others: list[BuildRecord] = ()) -> dict[str, Mes
                     msg = found[pattern] = Message(pattern, kind_of(pattern), role, message_text(line))
                 msg.snippets.setdefault(result.path, set()).add(rec.torch)
                 msg.here = msg.here or here
+                for part in map(normalize, rest):
+                    if part and part not in msg.parts:
+                        msg.parts.append(part)
     return found
 
 
@@ -336,13 +415,16 @@ def release_records(root: Path, exclude: str = "") -> list[BuildRecord]:
     return sorted(out, key=lambda r: tuple(int(p) for p in re.findall(r"\d+", r.torch.split("+")[0])[:3]))
 
 
-def sections_for(msg: Message, sections: dict[str, list[Section]]) -> list[Section]:
-    """The sections that show the snippets that printed a message: chapters first, the most printing first."""
+def sections_for(msg: Message, sections: dict[str, list[Section]], kinds: dict[str, Section] | None = None) -> list[Section]:
+    """The section that teaches the message's kind (if one does), then the sections that show the snippets
+    that printed it: chapters first, the most printing first."""
     scored: dict[Section, int] = {}
     for path, releases in msg.snippets.items():
         for sec in sections.get(path, []):
             scored[sec] = scored.get(sec, 0) + len(releases)
-    return sorted(scored, key=lambda s: (s.page.startswith("gym/"), -scored[s], s.page, s.anchor))
+    found = sorted(scored, key=lambda s: (s.page.startswith("gym/"), -scored[s], s.page, s.anchor))
+    first = (kinds or {}).get(msg.kind.id)
+    return ([first] if first else []) + [s for s in found if s != first]
 
 
 ROLE_ORDER = {"header": 0, "reason": 1, "warning": 2, "note": 3}
@@ -356,6 +438,24 @@ class Index:
     messages: list[Message]
     sections: dict[str, list[Section]]
     dumps: list[Section] = field(default_factory=list)
+    kinds: dict[str, Section] = field(default_factory=dict)  # kind id -> the section that teaches it
+
+
+def kind_sections(docs_dir: Path) -> dict[str, Section]:
+    """kind id -> the section its `explained` names (title read from the page; a missing page is left out)."""
+    out = {}
+    for k in KINDS:
+        page, _, anchor = k.explained.partition("#")
+        md = docs_dir / page
+        if not k.explained or not md.exists():
+            continue
+        heads = page_sections(md.read_text(encoding="utf-8"))
+        title = next((t for _, a, t in heads if a == anchor), None)
+        if title is None and "gym" in page:  # the gym's drill headings are rendered: "gym-8" -> "GYM·8"
+            title = anchor.replace("gym-", "GYM·") + " drill"
+        if title:
+            out[k.id] = Section(page_url(page), anchor, title)
+    return out
 
 
 def build_index(build: BuildRecord, root: Path, docs_dir: Path, page_urls: dict[str, str]) -> Index:
@@ -366,38 +466,61 @@ def build_index(build: BuildRecord, root: Path, docs_dir: Path, page_urls: dict[
         sections[path] = secs + [s for s in sections.get(path, []) if s not in secs]
     order = [k.id for k in KINDS] + [OTHER.id]
     msgs = sorted(found.values(), key=lambda m: (order.index(m.kind.id), ROLE_ORDER[m.role], not m.here, m.pattern))
-    return Index(build.torch, [o.torch for o in others], msgs, sections, dump_sections(docs_dir, page_urls))
+    return Index(build.torch, [o.torch for o in others], msgs, sections, dump_sections(docs_dir, page_urls),
+                 kind_sections(docs_dir))
 
 
 def _link(section: Section, page_url: str) -> str:
     return relative_link(page_url, section.page) + (f"#{section.anchor}" if section.anchor else "")
 
 
+def _version(release: str) -> list[int]:
+    return [int(x) for x in re.findall(r"\d+", release.split("+")[0])[:3]]
+
+
 def _releases_text(msg: Message, torch: str) -> str:
-    releases = sorted({r for rs in msg.snippets.values() for r in rs}, key=lambda r: [int(x) for x in re.findall(r"\d+", r)[:3]])
-    return ", ".join(("this build, " if r == torch else "") + r.split("+")[0] for r in releases)
+    releases = sorted({r for rs in msg.snippets.values() for r in rs}, key=_version)
+    return ", ".join(r.split("+")[0] + (" (this build)" if r == torch else "") for r in releases)
+
+
+def specificity(pattern: str) -> tuple[int, int]:
+    """How specific a pattern is: its literal characters, then fewer placeholders. A line that several
+    patterns match is the most specific one's (``___stack0 == <n>`` rather than ``<expr> == <n>``)."""
+    literal = _PLACEHOLDER.sub("", pattern)
+    return (len(literal), -len(_PLACEHOLDER.findall(pattern)))
 
 
 def data(index: Index, page_url: str = PAGE_URL) -> dict:
-    """What assets/messages.js needs: kinds (explanation and links) and patterns (regex, kind)."""
-    kinds = {}
-    for k in [*KINDS, OTHER]:
-        kinds[k.id] = {"title": k.title, "text": k.text}
+    """What assets/messages.js needs: kinds (explanation), placeholders, and every pattern (regex, kind,
+    links) in the order a line is matched: the most specific first, the first pattern matching wins.
+    A continuation line of a multi-line warning is a pattern too, ``part_of`` the warning's row."""
+    kinds = {k.id: {"title": k.title, "text": k.text} for k in [*KINDS, OTHER]}
     patterns = []
     for i, m in enumerate(index.messages):
-        secs = sections_for(m, index.sections)
-        patterns.append({
+        secs = sections_for(m, index.sections, index.kinds)
+        entry = {
             "id": f"m{i + 1}",
-            "re": m.regex,
-            "pattern": m.pattern,
             "kind": m.kind.id,
             "role": m.role,
             "sections": [{"title": s.title, "href": _link(s, page_url)} for s in secs[:3]],
             "snippets": [{"path": p, "href": relative_link(page_url, p)} for p in sorted(m.snippets)][:3],
             "releases": _releases_text(m, index.torch),
-        })
+        }
+        patterns.append({**entry, "re": m.regex, "pattern": m.pattern})
+        for part in m.parts:
+            patterns.append({**entry, "re": to_regex(part), "pattern": part, "part_of": m.pattern})
+    seen, ordered = set(), []
+    for p in sorted(patterns, key=lambda p: specificity(p["pattern"]), reverse=True):  # stable: rows keep their order
+        if p["pattern"] not in seen:
+            seen.add(p["pattern"])
+            ordered.append(p)
     dumps = [{"title": s.title, "href": _link(s, page_url)} for s in index.dumps[:2]]
-    return {"torch": index.torch, "kinds": kinds, "patterns": patterns, "dumps": dumps}
+    return {"torch": index.torch, "kinds": kinds, "placeholders": sorted(PLACEHOLDERS), "patterns": ordered, "dumps": dumps}
+
+
+def match(text: str, payload: dict) -> dict | None:
+    """The pattern entry a line's message text (message_text) is matched to: what assets/messages.js does."""
+    return next((p for p in payload["patterns"] if re.search(p["re"], text)), None)
 
 
 def render(index: Index, page_url: str = PAGE_URL) -> str:
@@ -408,10 +531,11 @@ def render(index: Index, page_url: str = PAGE_URL) -> str:
     out.append(f'<script type="application/json" id="message-patterns">{payload}</script>')
     n_here = sum(m.here for m in index.messages)
     out.append(
-        f"<p>{n_here} patterns printed by this build (torch <code>{e(index.torch)}</code>)"
-        + (f", and {len(index.messages) - n_here} more worded differently by the other measured releases "
-           f"({e(', '.join(r.split('+')[0] for r in index.releases))})" if index.releases and len(index.messages) > n_here else "")
-        + ".</p>"
+        f"<p>{n_here} messages printed by this build (torch <code>{e(index.torch.split('+')[0])}</code>)"
+        + (f", and {len(index.messages) - n_here} more printed only by the other measured releases "
+           f"({e(', '.join(r.split('+')[0] for r in index.releases))}), or worded differently there"
+           if index.releases and len(index.messages) > n_here else "")
+        + ". A warning of several lines is one message: its first line, with the lines that follow it below.</p>"
     )
     by_kind: dict[str, list[tuple[int, Message]]] = {}
     for i, m in enumerate(index.messages):
@@ -426,14 +550,19 @@ def render(index: Index, page_url: str = PAGE_URL) -> str:
                    '<table class="messages"><thead><tr><th scope="col">pattern</th><th scope="col">explained in</th>'
                    '<th scope="col">printed by</th><th scope="col">torch</th></tr></thead><tbody>')
         for i, m in items:
-            secs = sections_for(m, index.sections)
+            secs = sections_for(m, index.sections, index.kinds)
             where = "<br>".join(f'<a href="{e(_link(s, page_url))}">{e(s.title)}</a>' for s in secs[:3]) or "—"
             snips = "<br>".join(f'<a href="{e(relative_link(page_url, p))}"><code>{e(p.removeprefix("snippets/"))}</code></a>' for p in sorted(m.snippets)[:3])
             more = len(m.snippets) - 3
             if more > 0:
                 snips += f"<br>and {more} more"
+            parts = ""
+            if m.parts:
+                parts = ('<br><span class="fg-role">followed by:</span>'
+                         + "".join(f'<br><code class="fg-part">{e(p)}</code>' for p in m.parts))
             out.append(
-                f'<tr id="m{i + 1}"><td><code>{e(m.pattern)}</code><br><span class="fg-role">{ROLE_LABEL[m.role]}</span></td>'
+                f'<tr id="m{i + 1}" data-kind="{e(m.kind.id)}"><td><code>{e(m.pattern)}</code><br>'
+                f'<span class="fg-role">{ROLE_LABEL[m.role]}</span>{parts}</td>'
                 f"<td>{where}</td><td>{snips}</td><td>{e(_releases_text(m, index.torch))}</td></tr>"
             )
         out.append("</tbody></table></div>")
@@ -448,9 +577,44 @@ def page_url(src: str) -> str:
     return (stem[: -len("/index")] if stem.endswith("/index") else stem) + "/"
 
 
+def paste_example(build: BuildRecord) -> str:
+    """A recompile as this build printed it (header, trigger line and first failure, as a reader would paste
+    them), for the paste box's placeholder: the size mismatch of the first snippet that printed one, else the
+    first recompile any snippet printed."""
+    blocks = []
+    for result in sorted(build.snippets, key=lambda r: r.path):
+        lines = [ln.rstrip() for ln in result.logs.get("recompiles", "").splitlines() if ln.strip()]
+        for i, ln in enumerate(lines):
+            if ln.startswith("Recompiling function") and i + 2 < len(lines) and lines[i + 2].strip().startswith("- "):
+                blocks.append(lines[i : i + 3])
+    if not blocks:
+        return ""
+    block = next((b for b in blocks if "size mismatch" in b[2]), blocks[0])
+    return "\n".join(block)
+
+
+def paste_form(build: BuildRecord) -> str:
+    """The "Paste your log" form; its placeholder is a recompile this build measured."""
+    e = html.escape
+    return (
+        '<div class="fg-paste">\n<label for="fg-log">Your log</label>\n'
+        f'<textarea id="fg-log" rows="10" spellcheck="false" placeholder="{e(paste_example(build))}"></textarea>\n'
+        '<p><button type="button" class="md-button md-button--primary" id="fg-explain">Explain each line</button>\n'
+        '<button type="button" class="md-button" id="fg-clear">Clear</button></p>\n'
+        '<noscript><p class="fg-noscript"><strong>Matching your log needs JavaScript</strong>, which is off in this '
+        "browser. The patterns below are the same ones it would use: search this page for the words of your message.</p>"
+        "</noscript>\n"
+        '<p id="fg-summary" aria-live="polite"></p>\n<ol id="fg-lines" class="fg-lines"></ol>\n</div>\n'
+    )
+
+
 def render_page(build: BuildRecord, snippets_dir: Path) -> str:
     """The messages index for the page docs/messages.md (the project root is the snippets' parent)."""
-    root = snippets_dir.parent
+    return render(index_for(build, snippets_dir.parent))
+
+
+def index_for(build: BuildRecord, root: Path) -> Index:
+    """The messages index of a build, with the committed records under root and its docs' sections."""
     docs = root / "docs"
     urls = {p.relative_to(docs).as_posix(): page_url(p.relative_to(docs).as_posix()) for p in docs.rglob("*.md")}
-    return render(build_index(build, root, docs, urls))
+    return build_index(build, root, docs, urls)
