@@ -89,6 +89,13 @@ def test_recompile_reasons_one_line_per_entry(version):
     assert not any("User stack trace" in f.reason or "File " in f.reason for f in last.failures)
 
 
+def test_every_entrys_failure_is_read_past_the_user_stack_traces():
+    """From 2.11 on each failure is followed by a stack trace; the older entries' failures come after it."""
+    recompiles = parse_recompiles(channel("2.13.0", "layer_idx", "recompiles"))
+    assert [[f.entry for f in r.failures] for r in recompiles[:3]] == [["0/0"], ["0/1", "0/0"], ["0/2", "0/1", "0/0"]]
+    assert [f.reason for f in recompiles[2].failures] == [f"self.layer_idx == {i}" for i in (2, 1, 0)]
+
+
 def test_grad_mode_reason_per_release():
     old = parse_recompiles(channel("2.2.2", "five_calls", "recompiles"))[2].failures[0].reason
     new = parse_recompiles(channel("2.13.0", "five_calls", "recompiles"))[2].failures[0].reason

@@ -6,7 +6,10 @@ torch 2.13::
         triggered by the following guard failure(s):
         - 0/1: tensor 'x' requires_grad mismatch. expected requires_grad=0
         - 0/0: tensor 'x' requires_grad mismatch. expected requires_grad=0
-        - User stack trace:            (2.11 on: the rest of the message is a stack trace)
+        - User stack trace:            (2.11 on: each failure is followed by the user code's stack,
+        -   File "/path/f.py", line 7, in f        its lines indented past the dash; the next
+        -     return x * 2                           failure, of an older entry, follows it)
+        - 0/0: ...
 
 torch 2.2 prints the same without the ``0/1:`` entry ids, and names tensors ``L['x']``.
 """
@@ -18,6 +21,7 @@ from dataclasses import dataclass, field
 
 _HEAD = re.compile(r"^Recompiling function (?P<function>\S+) in (?P<where>.+?)\s*$")
 _FAILURE = re.compile(r"^\s*- (?:(?P<entry>\d+/\d+): )?(?P<reason>.*?)\s*$")
+_TRACE_LINE = re.compile(r"^\s*-\s{2,}")  # a line of a "User stack trace": indented past its dash
 
 
 @dataclass
@@ -55,8 +59,9 @@ def parse_recompiles(text: str) -> list[Recompile]:
         if not result or "triggered by the following guard failure" in line:
             continue
         m = _FAILURE.match(line)
-        if not m or in_trace:
+        if not m or (in_trace and _TRACE_LINE.match(line)):
             continue
+        in_trace = False
         if m.group("reason").startswith("User stack trace"):
             in_trace = True
             continue
