@@ -40,9 +40,12 @@ def test_prune_by_age_and_clear(tmp_path):
 def test_the_cache_command(tmp_path):
     cache = Cache(tmp_path / "c")
     fill(cache, 3)
-    run = lambda *a: subprocess.run(
-        [sys.executable, "-m", "fieldguide.cache", "--dir", str(tmp_path / "c"), *a], capture_output=True, text=True
-    )  # noqa: E731
+
+    def run(*a):
+        return subprocess.run(
+            [sys.executable, "-m", "fieldguide.cache", "--dir", str(tmp_path / "c"), *a], capture_output=True, text=True
+        )
+
     info = run("info")
     assert info.returncode == 0 and "3 entries" in info.stdout
     assert "removed 2 entries" in run("prune", "--older-than", str(1.5 / 24)).stdout

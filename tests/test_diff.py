@@ -58,11 +58,14 @@ def test_live_build_against_itself_reports_no_change(site_record):
 def test_cli_exit_codes_and_outputs(tmp_path):
     old, new = fixture_file(tmp_path, "2.2.2"), fixture_file(tmp_path, "2.14.1")
     html, md = tmp_path / "report.html", tmp_path / "report.md"
-    run = lambda *args: subprocess.run(
-        [sys.executable, "-m", "fieldguide.diff", *map(str, args), "--snippets", str(SNIPPETS)],
-        capture_output=True,
-        text=True,
-    )  # noqa: E731
+
+    def run(*args):
+        return subprocess.run(
+            [sys.executable, "-m", "fieldguide.diff", *map(str, args), "--snippets", str(SNIPPETS)],
+            capture_output=True,
+            text=True,
+        )
+
     changed = run(old, new, "--html", html, "--markdown", md)
     assert changed.returncode == 0 and "Generated outputs changed" in changed.stdout
     assert md.read_text() == changed.stdout

@@ -8,9 +8,9 @@ from html import escape as html_escape
 from html import unescape as html_unescape
 
 import pytest
-
 from browser import chromium, serve
 from conftest import ROOT
+
 from fieldguide import gym, messages
 from fieldguide.record import BuildRecord, SnippetResult
 
@@ -35,7 +35,12 @@ def measured(site_record, scenario) -> dict:
     s = next(s for s in site_record["snippets"] if s["path"] == f"snippets/{scenario.snippet}")
     before = int(re.search(r"^before:\s*(\d+)$", s["stdout"], re.M).group(1))
     after = int(re.search(r"^after:\s*(\d+)$", s["stdout"], re.M).group(1))
-    return {"before": before, "after": after, "verdict": "recompiles" if after > before else "reuses", "log": s["logs"].get("recompiles", "")}
+    return {
+        "before": before,
+        "after": after,
+        "verdict": "recompiles" if after > before else "reuses",
+        "log": s["logs"].get("recompiles", ""),
+    }
 
 
 def test_gym_10_covers_the_guards_chapter():
@@ -59,7 +64,9 @@ def test_answer_key_equals_the_measured_counters(built_site, site_record, drill)
     for scenario in drill.scenarios:
         m = measured(site_record, scenario)
         answer = key[scenario.id]
-        assert (answer["before"], answer["after"], answer["verdict"]) == (m["before"], m["after"], m["verdict"]), scenario.id
+        assert (answer["before"], answer["after"], answer["verdict"]) == (m["before"], m["after"], m["verdict"]), (
+            scenario.id
+        )
         if answer["verdict"] == "recompiles":
             assert answer["guard"] in m["log"]  # the logged reason, or "" where torch logged none
         else:
@@ -68,7 +75,9 @@ def test_answer_key_equals_the_measured_counters(built_site, site_record, drill)
 
 def test_a_scenario_without_a_verdict_fails_the_drill():
     scenario = DRILL.scenarios[0]
-    silent = SnippetResult(f"snippets/{scenario.snippet}", dict(scenario.fence.run_env), "nothing useful\n", {}, "", "", 0, 0.1, {})
+    silent = SnippetResult(
+        f"snippets/{scenario.snippet}", dict(scenario.fence.run_env), "nothing useful\n", {}, "", "", 0, 0.1, {}
+    )
     build = BuildRecord("x", "3", "p", "t", [silent])
     with pytest.raises(gym.DrillError, match="yields no verdict"):
         gym.answer_key(DRILL, build)
@@ -86,7 +95,9 @@ def test_missing_measurement_fails_the_build(scratch):
     (scratch.root / "docs" / "gym").mkdir()
     scratch.page("gym/index.md", (ROOT / "docs" / "gym" / "index.md").read_text())
     scratch.page("index.md", "# scratch\n")
-    (scratch.root / "mkdocs.yml").write_text((scratch.root / "mkdocs.yml").read_text().replace("plugins:\n", "plugins:\n  - markdown-exec\n"))
+    (scratch.root / "mkdocs.yml").write_text(
+        (scratch.root / "mkdocs.yml").read_text().replace("plugins:\n", "plugins:\n  - markdown-exec\n")
+    )
     proc = scratch.build()
     assert proc.returncode != 0
     assert "yields no verdict" in proc.stdout + proc.stderr
@@ -170,10 +181,14 @@ def test_keyboard_only(browser, built_site, site_record):
         first = page.locator(".gym-scenario").first
         page.keyboard.press("Enter")
         assert first.locator(".gym-reveal").is_visible()
-        assert page.evaluate("document.activeElement.classList.contains('gym-reveal')"), "focus should move to the reveal"
+        assert page.evaluate("document.activeElement.classList.contains('gym-reveal')"), (
+            "focus should move to the reveal"
+        )
         for _ in range(60):  # on to the next scenario's first choice, answered with Space
             page.keyboard.press("Tab")
-            if page.evaluate("document.activeElement.classList.contains('gym-choice') && !document.activeElement.disabled"):
+            if page.evaluate(
+                "document.activeElement.classList.contains('gym-choice') && !document.activeElement.disabled"
+            ):
                 break
         page.keyboard.press(" ")
         assert page.locator(".gym-scenario").nth(1).locator(".gym-reveal").is_visible()
@@ -246,7 +261,9 @@ def test_a_reuse_is_explained_by_the_guards_that_passed(built_site, site_record)
             reuses += 1
             assert answer.guards, f"{scenario.id}: the guards channel was measured but no dump was parsed"
             assert f"{len(answer.guards)} guards in its dump" in reveal
-            tensor = next((g for g in answer.guards if re.search(r"check_tensor\(.*size=\[[^\]]*None", g.predicate)), None)
+            tensor = next(
+                (g for g in answer.guards if re.search(r"check_tensor\(.*size=\[[^\]]*None", g.predicate)), None
+            )
             if tensor is not None:  # a dimension the measurement shows as symbolic
                 assert "Already symbolic" in reveal, scenario.id
             if scenario.guard:
@@ -286,7 +303,9 @@ def test_a_reuse_describes_the_entry_the_call_passed(release):
         tensor = next(g.predicate for g in answer.guards if g.predicate.startswith("check_tensor(L['x']"))
         assert html_escape(tensor) in reveal and "not checked" not in reveal, (sid, reveal)
         newest = gym.frame_of(parse_guards_log(gym.find_result(REVIEWED[release], s).log("guards"))[-1])
-        assert answer.frame != newest  # the resume function's entry was logged last; the call's `x` is checked in the first
+        assert (
+            answer.frame != newest
+        )  # the resume function's entry was logged last; the call's `x` is checked in the first
     s, answer, reveal = find(release, 12, "eval-back")  # train, eval, train again: the train-mode entry
     assert "training == True" in " ".join(g.predicate for g in answer.guards)
     assert "training == False" not in reveal
@@ -316,7 +335,9 @@ def test_a_recompile_without_a_logged_failure_shows_the_identity_guards_that_dif
         s, answer, reveal = find("2.2.2", number, sid)
         assert answer.verdict == "recompiles" and not answer.failing_guard, sid
         assert "logged no guard failure for the last call" in reveal and "were checked and failed" not in reveal
-        ids = [g.predicate for e in answer.entries for g in e.guards if g.predicate.startswith("___check_obj_id(L['self']")]
+        ids = [
+            g.predicate for e in answer.entries for g in e.guards if g.predicate.startswith("___check_obj_id(L['self']")
+        ]
         assert len(set(ids)) == 2 and all(html_escape(i) in reveal for i in ids), (sid, ids)
 
 
@@ -427,7 +448,7 @@ def test_answers_are_stored_per_torch_release(browser, built_site, site_record):
 def test_the_releases_page_keeps_the_gym_answers_behind_a_spoiler_and_out_of_search(built_site):
     page = (built_site / "releases" / "index.html").read_text()
     spoiler = page.index('class="fg-spoiler"')
-    first_table = page[page.index('<div class="fg-matrix"'):page.index("</table>")]
+    first_table = page[page.index('<div class="fg-matrix"') : page.index("</table>")]
     assert "GYM·" not in first_table and "GYM·" in page[spoiler:]
     assert re.search(r'<details class="fg-spoiler" data-search-exclude><summary>Spoiler: the gym', page)
     index = json.loads((built_site / "search" / "search_index.json").read_text())["docs"]

@@ -40,7 +40,9 @@ def real_logs() -> dict[str, str]:
             out[path.stem] = text
     for release, rec in FIXTURE_RECORDS.items():
         out[f"record-{release}"] = "".join(
-            s.logs["recompiles"] + "".join(t for c, t in s.logs.items() if c == "dynamo") for s in rec.snippets if s.logs.get("recompiles")
+            s.logs["recompiles"] + "".join(t for c, t in s.logs.items() if c == "dynamo")
+            for s in rec.snippets
+            if s.logs.get("recompiles")
         )
     return out
 
@@ -119,7 +121,9 @@ def test_pasted_real_log_annotates_every_reason_with_a_working_link(browser, bui
     raw = LOGS[name]
     release = re.search(r"(\d+\.\d+\.\d+)", name).group(1)
     if not (ROOT / "records" / f"torch-{release}.json.gz").exists() and release != "2.14.1":
-        pytest.fail(f"records/torch-{release}.json.gz is not committed: the page can know {release}'s wording only from it")
+        pytest.fail(
+            f"records/torch-{release}.json.gz is not committed: the page can know {release}'s wording only from it"
+        )
     reasons = [f.reason for r in parse_recompiles(stripped(raw)) for f in r.failures]
     assert reasons
     with serve(built_site) as base:
@@ -143,7 +147,10 @@ def test_pasted_real_log_annotates_every_reason_with_a_working_link(browser, bui
         # every failure the parser reads is annotated, in order (the parser stops at a failure's stack
         # trace, 2.11 on; the page also annotates the failures of the older entries after it)
         lines = iter(r["line"] for r in annotated)
-        assert all(any(reason in line for line in lines) for reason in reasons), ([r["line"] for r in annotated], reasons)
+        assert all(any(reason in line for line in lines) for reason in reasons), (
+            [r["line"] for r in annotated],
+            reasons,
+        )
         assert len(annotated) == len(re.findall(r"^\s*- (?!User stack trace|\s|\d+/\d+:\s*$)", stripped(raw), re.M))
         for row in annotated:
             assert row["match"] == "exact", row
@@ -189,7 +196,9 @@ def test_a_pasted_guard_dump_is_named_and_linked(browser, built_site, release):
 
 
 # -- one rule for the table and the paste box ----------------------------------------------------
-RELEASES = sorted(p.name.removeprefix("torch-").removesuffix(".json.gz") for p in (ROOT / "records").glob("torch-*.json.gz"))
+RELEASES = sorted(
+    p.name.removeprefix("torch-").removesuffix(".json.gz") for p in (ROOT / "records").glob("torch-*.json.gz")
+)
 
 
 class Indexes(dict):
@@ -325,7 +334,9 @@ def test_the_browser_gives_each_pasted_line_the_kind_of_its_row(browser, built_s
             text = messages.message_text(line)
             if messages.normalize(line) and not messages._TRACE.match(text) and line not in lines:
                 lines.append(line)
-    table = dict(re.findall(r'<tr id="(m\d+)" data-kind="([\w-]+)"', (built_site / "messages" / "index.html").read_text()))
+    table = dict(
+        re.findall(r'<tr id="(m\d+)" data-kind="([\w-]+)"', (built_site / "messages" / "index.html").read_text())
+    )
     with serve(built_site) as base:
         rows, _ = paste(browser, base, "\n".join(lines))
     assert len(rows) == len(lines)
@@ -348,7 +359,9 @@ def test_a_guard_dump_with_its_shape_guard_function_and_program_output(browser, 
         by_line = {r["line"]: r for r in rows}
         assert by_line["before: 1"]["match"] == "output" and by_line["after: 2"]["match"] == "output"
         assert not [r for r in rows if r["match"] == "none"], [r["line"] for r in rows if r["match"] == "none"]
-        shape = [r for r in rows if "___make_guard_fn" in r["line"] or r["line"].strip() in ("def guard(L):", "return guard")]
+        shape = [
+            r for r in rows if "___make_guard_fn" in r["line"] or r["line"].strip() in ("def guard(L):", "return guard")
+        ]
         assert len(shape) == 3 and all(r["match"] == "dump" for r in shape)
         assert re.match(r"3 of 3 lines recognised, and a guard dump of \d+ lines", summary), summary
         # the same log without its logger prefixes (as this guide shows logs): the prints are not the dump
@@ -395,7 +408,9 @@ def test_a_real_log_with_warnings_traces_and_prints(browser, built_site, name):
     assert len(failures) == len(reasons) and all(r["match"] == "exact" for r in failures), failures
     assert all(r["match"] == "trace" for r in rows if re.search(r"\^\^\^|File \"|User stack trace", r["line"]))
     if name == "g9_item":
-        assert {r["kind"] for r in rows if r["line"].startswith(("Graph break", "or:", "to include"))} == {"graph-break"}
+        assert {r["kind"] for r in rows if r["line"].startswith(("Graph break", "or:", "to include"))} == {
+            "graph-break"
+        }
         assert [r["kind"] for r in failures] == ["resume-value"]
     else:
         assert any(r["kind"] == "limit" for r in rows)

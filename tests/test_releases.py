@@ -9,8 +9,8 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-
 from conftest import ROOT
+
 from fieldguide import releases
 from fieldguide.record import BuildRecord
 
@@ -64,8 +64,12 @@ def test_a_changed_snippet_makes_its_cells_stale_never_the_old_value():
     for s in old.snippets:
         if s.path == "snippets/guards/anatomy.py":
             s.digest = "0" * 16
-    cols = [releases.Column(LISTED[0], old, stale={(s.path, tuple(sorted(s.env.items()))) for s in old.snippets if s.digest == "0" * 16}),
-            releases.Column(DEFAULT, live, live=True)]
+    cols = [
+        releases.Column(
+            LISTED[0], old, stale={(s.path, tuple(sorted(s.env.items()))) for s in old.snippets if s.digest == "0" * 16}
+        ),
+        releases.Column(DEFAULT, live, live=True),
+    ]
     rows = releases.fact_rows(cols, ROOT / "snippets")
     cell = rows["guards: dump format"][0]
     assert cell.state == "stale" and cell.value is None
@@ -84,7 +88,7 @@ def test_history_names_each_run_of_equal_values_from_the_records():
         values = {c.value for c in cells if c.state == "ok"}
         for v in values:
             assert f"`{v}`" in sentence, (name, v, sentence)
-        first = next((col.release for col, c in zip(cols, cells) if c.state == "ok"), None)
+        first = next((col.release for col, c in zip(cols, cells, strict=True) if c.state == "ok"), None)
         if first:
             assert first in sentence
 
@@ -92,12 +96,12 @@ def test_history_names_each_run_of_equal_values_from_the_records():
 def test_built_page_has_every_release_and_every_cell_links_an_existing_output(built_site):
     page = (built_site / "releases" / "index.html").read_text()
     table = _Table()
-    table.feed(page[page.index('<div class="fg-matrix"'):page.index("</table>")])
+    table.feed(page[page.index('<div class="fg-matrix"') : page.index("</table>")])
     header = [h.strip() for h in table.rows[0]]
     assert header[0] == "fact" and [h.split(" ")[0] for h in header[1:]] == LISTED
     assert f"{DEFAULT} (this build)" in header
     assert len(table.rows) > 10
-    outputs = [l for l in table.links if "outputs/torch-" in l]
+    outputs = [link for link in table.links if "outputs/torch-" in link]
     assert outputs
     for link in outputs:
         target = (built_site / "releases" / link).resolve()
@@ -120,7 +124,8 @@ def _string_constants(path: Path):
 
     tree = ast.parse(path.read_text())
     docstrings = {
-        id(n.body[0].value) for n in ast.walk(tree)
+        id(n.body[0].value)
+        for n in ast.walk(tree)
         if isinstance(n, (ast.Module, ast.FunctionDef, ast.ClassDef)) and n.body and isinstance(n.body[0], ast.Expr)
     }
     for node in ast.walk(tree):
@@ -130,5 +135,9 @@ def _string_constants(path: Path):
 
 @pytest.mark.parametrize("module", sorted(p.name for p in (ROOT / "src" / "fieldguide" / "chapters").glob("*.py")))
 def test_no_release_number_is_typed_into_chapter_code_strings(module):
-    found = [(line, s) for line, s in _string_constants(ROOT / "src" / "fieldguide" / "chapters" / module) if RELEASE_RE.search(s)]
+    found = [
+        (line, s)
+        for line, s in _string_constants(ROOT / "src" / "fieldguide" / "chapters" / module)
+        if RELEASE_RE.search(s)
+    ]
     assert not found, f"chapters/{module} types torch releases into its strings: {found[:5]}"

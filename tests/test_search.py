@@ -7,10 +7,10 @@ import re
 from urllib.parse import urlparse
 
 import pytest
-
 from browser import chromium, serve
 from conftest import ROOT
-from fieldguide import gym, settings
+
+from fieldguide import settings
 
 CHAPTERS = [c.slug for c in settings.load(ROOT, {}).chapters]
 NAMES = ["set_stance", "cache_size_limit", "recompile_limit", "mark_dynamic"]
@@ -30,13 +30,17 @@ def search(built_site):
             page.fill(".md-search__input", "")
             page.locator(".md-search__input").press_sequentially(query, delay=5)
             page.wait_for_function(
-                "q => document.querySelector('.md-search-result__meta').textContent.match(/matching|No matching/)", arg=query
+                "q => document.querySelector('.md-search-result__meta').textContent.match(/matching|No matching/)",
+                arg=query,
             )
             page.wait_for_timeout(300)
             groups = page.locator(".md-search-result__item").evaluate_all(
                 "els => els.map(li => Array.from(li.querySelectorAll('a.md-search-result__link')).map(a => a.href))"
             )
-            return [[urlparse(h).path.strip("/") + ("#" + urlparse(h).fragment if urlparse(h).fragment else "") for h in g] for g in groups]
+            return [
+                [urlparse(h).path.strip("/") + ("#" + urlparse(h).fragment if urlparse(h).fragment else "") for h in g]
+                for g in groups
+            ]
 
         yield run
 
@@ -54,12 +58,15 @@ def test_an_api_name_finds_the_chapter_section_first(search, built_site, name):
     index = json.loads((built_site / "search" / "search_index.json").read_text())["docs"]
     sections = {d["location"] for d in index if name in d["text"] and chapter_of(d["location"]) in CHAPTERS}
     assert sections, f"{name} is in no chapter section's text"
-    links = {l.replace("#", "/#") if "#" in l else l + "/" for l in first}
+    links = {h.replace("#", "/#") if "#" in h else h + "/" for h in first}
     assert chapter_of(first[0]) in {chapter_of(s) for s in sections}, (name, first, sections)
     assert links & sections or first[0] + "/" in {s.split("#")[0] for s in sections}, (name, first, sections)
 
 
-@pytest.mark.parametrize("query, part_of", [("stance", "set_stance"), ("torch.compiler.set_stance", "set_stance"), ("size_limit", "cache_size_limit")])
+@pytest.mark.parametrize(
+    "query, part_of",
+    [("stance", "set_stance"), ("torch.compiler.set_stance", "set_stance"), ("size_limit", "cache_size_limit")],
+)
 def test_a_dotted_or_underscored_name_is_found_by_its_parts(search, query, part_of):
     groups = search(query)
     assert groups and chapter_of(groups[0][0]) in CHAPTERS, (query, groups[:2])
@@ -76,9 +83,11 @@ def answers(built_site) -> list[str]:
 
     out = []
     for drill in DRILLS:
-        for sid, a in page_key(built_site, drill).items():
+        for a in page_key(built_site, drill).values():
             html = re.sub(r"<[^>]+>", " ", a["html"])
-            out.append(re.sub(r"\s+", " ", html.split("Measured on torch")[1].split(".")[1]).strip())  # "unique_graphs was 1 before ..."
+            out.append(
+                re.sub(r"\s+", " ", html.split("Measured on torch")[1].split(".")[1]).strip()
+            )  # "unique_graphs was 1 before ..."
             if a["guard"]:
                 out.append(a["guard"])
     return out
@@ -87,8 +96,8 @@ def answers(built_site) -> list[str]:
 def test_a_gym_answer_text_finds_no_gym_answer(search, built_site):
     for text in answers(built_site)[:6]:
         for group in search(text[:60]):
-            hits = [l for l in group if l.startswith("gym")]
-            assert not [l for l in hits if re.search(r"#gym-\d+-", l)], (text, hits)  # no scenario section
+            hits = [h for h in group if h.startswith("gym")]
+            assert not [h for h in hits if re.search(r"#gym-\d+-", h)], (text, hits)  # no scenario section
     index = json.loads((built_site / "search" / "search_index.json").read_text())["docs"]
     gym_text = " ".join(d["text"] for d in index if d["location"].startswith("gym"))
     assert "Measured on torch" not in gym_text and "unique_graphs was" not in gym_text

@@ -76,10 +76,18 @@ def _parse_drill(name: str, text: str) -> Drill:
         data = tomllib.loads(text)
         # Drills may carry more fields than these; the page reads only what it needs.
         scenarios = tuple(
-            Scenario(str(s["id"]), s["title"], s["snippet"], s["explained"], s.get("guard", "")) for s in data["scenario"]
+            Scenario(str(s["id"]), s["title"], s["snippet"], s["explained"], s.get("guard", ""))
+            for s in data["scenario"]
         )
-        drill = Drill(int(data["number"]), data["title"], data["lesson"], data.get("intro", ""), scenarios, name,
-                      int(data.get("lesson_number", 0)))
+        drill = Drill(
+            int(data["number"]),
+            data["title"],
+            data["lesson"],
+            data.get("intro", ""),
+            scenarios,
+            name,
+            int(data.get("lesson_number", 0)),
+        )
     except (tomllib.TOMLDecodeError, KeyError, TypeError, ValueError) as exc:
         raise DrillError(f"{name}: not a valid drill ({type(exc).__name__}: {exc})") from None
     ids = [s.id for s in scenarios]
@@ -160,13 +168,33 @@ def measure(scenario: Scenario, result: SnippetResult | None) -> Answer:
     earlier = tuple(r.failures[0].reason for r in parse_recompiles(first_call) if r.failures)
     # the dumps as the guards channel logged them; those logged after "before:" are the last call's new entries
     old = sum(line.strip() == "GUARDS:" for line in first_call.splitlines())
-    entries = tuple(Entry(frame_of(d), tuple(d), i >= old) for i, d in enumerate(parse_guards_log(result.log("guards"))))
+    entries = tuple(
+        Entry(frame_of(d), tuple(d), i >= old) for i, d in enumerate(parse_guards_log(result.log("guards")))
+    )
     if a > b:  # a new graph; torch does not always log a reason for it (a new frame, not a guard failure)
-        return Answer("recompiles", b, a, failures[0].reason if failures else "", (), earlier,
-                      recompiles=recompiles, entries=entries)
+        return Answer(
+            "recompiles",
+            b,
+            a,
+            failures[0].reason if failures else "",
+            (),
+            earlier,
+            recompiles=recompiles,
+            entries=entries,
+        )
     chosen = passed_entry(scenario, entries)
-    return Answer("reuses", b, a, "", chosen.guards if chosen else (), earlier, passed_guards(scenario, result),
-                  recompiles, entries, chosen.frame if chosen else "")
+    return Answer(
+        "reuses",
+        b,
+        a,
+        "",
+        chosen.guards if chosen else (),
+        earlier,
+        passed_guards(scenario, result),
+        recompiles,
+        entries,
+        chosen.frame if chosen else "",
+    )
 
 
 def _focus_guards(focus: str, dump) -> list[str]:
@@ -266,7 +294,9 @@ def _tensor_summary(guard: Guard) -> tuple[str, list[str]]:
     source = fields.get("source", guard.source)
     sizes = [v.strip() for v in fields.get("size", "").strip("[]").split(",") if v.strip()]
     symbolic = [f"dimension {i} of {_code_html(source)}" for i, v in enumerate(sizes) if v == "None"]
-    shown = ", ".join(f"{k} {_code_html(fields[k])}" for k in ("dtype", "requires_grad", "size", "stride") if k in fields)
+    shown = ", ".join(
+        f"{k} {_code_html(fields[k])}" for k in ("dtype", "requires_grad", "size", "stride") if k in fields
+    )
     return f"the tensor check on {_code_html(source)}" + (f" ({shown})" if shown else ""), symbolic
 
 
@@ -285,22 +315,31 @@ def what_changed(line: str) -> str:
     line literally compares (never the generic text of an unrecognised message)."""
     named = re.match(r"^GLOBAL_STATE changed: (.+)$", line)
     if named:  # the log names the state: say that, not the kind's example
-        return ("State outside the arguments changed since the entry was compiled; the log names it: "
-                + ", ".join(_code_html(n.strip()) for n in named.group(1).split(",")) + ".")
+        return (
+            "State outside the arguments changed since the entry was compiled; the log names it: "
+            + ", ".join(_code_html(n.strip()) for n in named.group(1).split(","))
+            + "."
+        )
     if line.strip() == "___check_global_state()":  # the check failed; this torch's log names no state
-        return ("State outside the arguments changed since the entry was compiled: the ambient-state check "
-                "<code>___check_global_state()</code> failed. This torch's log does not name which state.")
+        return (
+            "State outside the arguments changed since the entry was compiled: the ambient-state check "
+            "<code>___check_global_state()</code> failed. This torch's log does not name which state."
+        )
     kind = messages.kind_of(messages.normalize("- " + line))
     if kind is not messages.OTHER:
         return html.escape(kind.text)
     m = re.match(r"^tensor '(.+?)' (.+?) mismatch\. expected (.+?), actual (.+)$", line)
     if m:
-        return (f"The tensor check on {_code_html(m.group(1))} compares its {html.escape(m.group(2))}: the entry "
-                f"expects {_code_html(m.group(3))}, the call passed {_code_html(m.group(4))}.")
+        return (
+            f"The tensor check on {_code_html(m.group(1))} compares its {html.escape(m.group(2))}: the entry "
+            f"expects {_code_html(m.group(3))}, the call passed {_code_html(m.group(4))}."
+        )
     m = re.match(r"^(.+?) (==|!=|<=|>=|<|>) (.+)$", line)
     if m:
-        return (f"The failed guard compares {_code_html(m.group(1))} with {_code_html(m.group(3))} "
-                f"(<code>{html.escape(m.group(2))}</code>), and for the last call that comparison was false.")
+        return (
+            f"The failed guard compares {_code_html(m.group(1))} with {_code_html(m.group(3))} "
+            f"(<code>{html.escape(m.group(2))}</code>), and for the last call that comparison was false."
+        )
     return f"The log does not say; it prints the failed guard only as {_code_html(line)}."
 
 
@@ -322,8 +361,10 @@ def _frame_html(frame: str) -> str:
 
 def _differences(old: Entry, new: Entry) -> list[tuple[str, str]]:
     """Guards on the same source and check whose printed values differ between two entries of a frame."""
+
     def key(g: Guard) -> tuple[str, str]:
         return g.source, re.split(r"[(\s]", g.predicate, maxsplit=1)[0]
+
     olds: dict[tuple[str, str], list[str]] = {}
     for g in old.guards:
         if g.source:
@@ -344,13 +385,15 @@ def _explain_recompile(answer: Answer) -> str:
     logged = [r for r in answer.recompiles if r.failures]
     if logged:
         for r in logged:
-            out.append(f"<p><code>TORCH_LOGS=recompiles</code> logged <code>Recompiling function {e(r.function)}"
-                       f"{' in ' + e(r.where) if r.where.startswith('snippets/') else ''}</code>: "  # not a path into torch's install
-                       "the call did not pass the guards of any cached entry of that function. The guard failure"
-                       + ("s it printed, one per cached entry" if len(r.failures) > 1 else " it printed")
-                       + ":</p><pre><code>"
-                       + e("\n".join(f"- {f.entry + ': ' if f.entry else ''}{f.reason}" for f in r.failures))
-                       + "</code></pre>")
+            out.append(
+                f"<p><code>TORCH_LOGS=recompiles</code> logged <code>Recompiling function {e(r.function)}"
+                f"{' in ' + e(r.where) if r.where.startswith('snippets/') else ''}</code>: "  # not a path into torch's install
+                "the call did not pass the guards of any cached entry of that function. The guard failure"
+                + ("s it printed, one per cached entry" if len(r.failures) > 1 else " it printed")
+                + ":</p><pre><code>"
+                + e("\n".join(f"- {f.entry + ': ' if f.entry else ''}{f.reason}" for f in r.failures))
+                + "</code></pre>"
+            )
         said = []
         for r in logged:
             for f in r.failures:
@@ -360,24 +403,33 @@ def _explain_recompile(answer: Answer) -> str:
         out.append("".join(f"<p><strong>What changed:</strong> {t}</p>" for t in said))
         out.append(f"<p>For the last call torch compiled {graphs}.</p>")
         return "".join(out)
-    out.append(f"<p><code>TORCH_LOGS=recompiles</code> logged no guard failure for the last call, and torch compiled "
-               f"{graphs} for it.</p>")
+    out.append(
+        f"<p><code>TORCH_LOGS=recompiles</code> logged no guard failure for the last call, and torch compiled "
+        f"{graphs} for it.</p>"
+    )
     for new in [x for x in answer.entries if x.new]:
         older = [x for x in answer.entries if not x.new and x.frame == new.frame]
         where = _frame_html(new.frame)
         if not older:
-            out.append(f"<p>The new entry is for {where}, a frame with no earlier entry in this snippet's guard dumps: "
-                       "nothing cached there to check.</p>")
+            out.append(
+                f"<p>The new entry is for {where}, a frame with no earlier entry in this snippet's guard dumps: "
+                "nothing cached there to check.</p>"
+            )
             continue
         diffs = _differences(older[-1], new)
         if diffs:
-            out.append(f"<p>The guard dumps show the measured difference: the earlier entry of {where} and the new one "
-                       "print these guards with different values:</p><pre><code>"
-                       + e("\n".join(f"earlier: {o}\nnew:     {n_}" for o, n_ in diffs)) + "</code></pre>")
+            out.append(
+                f"<p>The guard dumps show the measured difference: the earlier entry of {where} and the new one "
+                "print these guards with different values:</p><pre><code>"
+                + e("\n".join(f"earlier: {o}\nnew:     {n_}" for o, n_ in diffs))
+                + "</code></pre>"
+            )
         else:
-            out.append(f"<p>The new entry is for {where}. The dumps hold an earlier entry logged under that name, and "
-                       "it prints the same guards on the call's values as the new one: no guard in these dumps tells "
-                       f"them apart ({len(new.guards)} guards in the new dump).</p>")
+            out.append(
+                f"<p>The new entry is for {where}. The dumps hold an earlier entry logged under that name, and "
+                "it prints the same guards on the call's values as the new one: no guard in these dumps tells "
+                f"them apart ({len(new.guards)} guards in the new dump).</p>"
+            )
     return "".join(out)
 
 
@@ -390,23 +442,37 @@ def explain(answer: Answer, focus: str = "") -> str:
         return _explain_recompile(answer)
     logged = [r for r in answer.recompiles if r.failures]
     if logged:  # guards failed, yet no graph was added (a cache limit, for example): show what was logged
-        out = ["<p>Nothing new was compiled for the last call, yet <code>TORCH_LOGS=recompiles</code> logged guard "
-               "failures for it:</p><pre><code>"
-               + e("\n".join(f"Recompiling function {r.function}\n" + "\n".join(f"- {f.reason}" for f in r.failures)
-                             for r in logged)) + "</code></pre>"]
+        out = [
+            "<p>Nothing new was compiled for the last call, yet <code>TORCH_LOGS=recompiles</code> logged guard "
+            "failures for it:</p><pre><code>"
+            + e(
+                "\n".join(
+                    f"Recompiling function {r.function}\n" + "\n".join(f"- {f.reason}" for f in r.failures)
+                    for r in logged
+                )
+            )
+            + "</code></pre>"
+        ]
     else:
-        out = ["<p>The last call passed the guards of a cached entry in every compiled frame it ran, and nothing new "
-               "was compiled: <code>TORCH_LOGS=recompiles</code> logged no guard failure for it.</p>"]
+        out = [
+            "<p>The last call passed the guards of a cached entry in every compiled frame it ran, and nothing new "
+            "was compiled: <code>TORCH_LOGS=recompiles</code> logged no guard failure for it.</p>"
+        ]
     if answer.earlier:
-        out.append("<p>Before it, this snippet recompiled; <code>TORCH_LOGS=recompiles</code> logged:</p><pre><code>"
-                   + e("\n".join(answer.earlier)) + "</code></pre>")
+        out.append(
+            "<p>Before it, this snippet recompiled; <code>TORCH_LOGS=recompiles</code> logged:</p><pre><code>"
+            + e("\n".join(answer.earlier))
+            + "</code></pre>"
+        )
     frames: dict[str, list[Entry]] = {}
     for entry in answer.entries:
         frames.setdefault(entry.frame, []).append(entry)
     if len(answer.entries) > 1:
-        out.append("<p>The guard dumps (<code>TORCH_LOGS=guards</code>) hold "
-                   + ", ".join(f"{len(v)} entr{'ies' if len(v) > 1 else 'y'} for {_frame_html(k)}" for k, v in frames.items())
-                   + ".</p>")
+        out.append(
+            "<p>The guard dumps (<code>TORCH_LOGS=guards</code>) hold "
+            + ", ".join(f"{len(v)} entr{'ies' if len(v) > 1 else 'y'} for {_frame_html(k)}" for k, v in frames.items())
+            + ".</p>"
+        )
     if not answer.guards:
         out.append("<p>The dumps do not show which of them the call passed.</p>" if answer.entries else "")
         return "".join(out)
@@ -416,16 +482,24 @@ def explain(answer: Answer, focus: str = "") -> str:
     if focus:
         mine = [g.predicate for g in answer.guards if _on(focus, g)]
         if mine:
-            on = f"on {_code_html(focus)}" if re.match(r"^[LG]\[", focus) else f"whose line mentions {_code_html(focus)}"
-            out.append(f"<p>The guards {on} {in_entry} held for the last call:</p>"
-                       f"<pre><code>{e(chr(10).join(mine))}</code></pre>")
+            on = (
+                f"on {_code_html(focus)}" if re.match(r"^[LG]\[", focus) else f"whose line mentions {_code_html(focus)}"
+            )
+            out.append(
+                f"<p>The guards {on} {in_entry} held for the last call:</p>"
+                f"<pre><code>{e(chr(10).join(mine))}</code></pre>"
+            )
             if all(_TYPE_ONLY.search(m) for m in mine):
-                out.append(f"<p>They check the type of {_code_html(focus)}"
-                           + (" and that it is not NaN" if any("isnan" in m for m in mine) else "")
-                           + ", not its value: this entry does not depend on the exact value.</p>")
+                out.append(
+                    f"<p>They check the type of {_code_html(focus)}"
+                    + (" and that it is not NaN" if any("isnan" in m for m in mine) else "")
+                    + ", not its value: this entry does not depend on the exact value.</p>"
+                )
         else:
-            out.append(f"<p>No line of the guard dump {in_entry.replace('in the entry', 'of the entry')} "
-                       f"mentions {_code_html(focus)}.</p>")
+            out.append(
+                f"<p>No line of the guard dump {in_entry.replace('in the entry', 'of the entry')} "
+                f"mentions {_code_html(focus)}.</p>"
+            )
     tensors, symbolic = [], []
     for g in answer.guards:
         if g.predicate.startswith("check_tensor("):
@@ -434,21 +508,31 @@ def explain(answer: Answer, focus: str = "") -> str:
             if "_modules" not in g.source and "_parameters" not in g.source:  # the arguments, not the weights
                 tensors.append(text)
     ranges = [g.predicate for g in answer.guards if re.search(r"\.size\(\)|sym_size|\.shape\[", g.predicate)]
-    out.append(f"<p><strong>{'The entry of ' + where if answer.frame else 'That entry'}</strong>: {_kinds(chosen)}"
-               + (", among them " + "; ".join(tensors[:3]) if tensors else "") + ".</p>")
+    out.append(
+        f"<p><strong>{'The entry of ' + where if answer.frame else 'That entry'}</strong>: {_kinds(chosen)}"
+        + (", among them " + "; ".join(tensors[:3]) if tensors else "")
+        + ".</p>"
+    )
     if symbolic:
-        out.append("<p><strong>Already symbolic:</strong> " + ", ".join(symbolic) + " (its size is printed as "
-                   "<code>None</code> in the tensor check), so a new size there passes the check"
-                   + (", and the range guard " + ", ".join(_code_html(r) for r in ranges) + " held" if ranges else "")
-                   + ".</p>")
+        out.append(
+            "<p><strong>Already symbolic:</strong> " + ", ".join(symbolic) + " (its size is printed as "
+            "<code>None</code> in the tensor check), so a new size there passes the check"
+            + (", and the range guard " + ", ".join(_code_html(r) for r in ranges) + " held" if ranges else "")
+            + ".</p>"
+        )
     elif ranges:
-        out.append("<p><strong>Already symbolic:</strong> the entry guards sizes by range, not by value: "
-                   + ", ".join(_code_html(r) for r in ranges) + ".</p>")
+        out.append(
+            "<p><strong>Already symbolic:</strong> the entry guards sizes by range, not by value: "
+            + ", ".join(_code_html(r) for r in ranges)
+            + ".</p>"
+        )
     elif tensors:
         out.append("<p>No tensor size was symbolic in this entry: each tensor check compares exact sizes.</p>")
     listing = "\n".join(g.predicate for g in answer.guards)
-    out.append(f"<details><summary>The {len(answer.guards)} guards of {'the entry of ' + where if answer.frame else 'that entry'} "
-               f"(<code>TORCH_LOGS=guards</code>)</summary><pre><code>{e(listing)}</code></pre></details>")
+    out.append(
+        f"<details><summary>The {len(answer.guards)} guards of {'the entry of ' + where if answer.frame else 'that entry'} "
+        f"(<code>TORCH_LOGS=guards</code>)</summary><pre><code>{e(listing)}</code></pre></details>"
+    )
     return "".join(out)
 
 
@@ -457,7 +541,7 @@ def render_drill(drill: Drill, build: BuildRecord, snippets_dir: Path) -> str:
     key = answer_key(drill, build)
     e = html.escape
     out = [
-        f'## {drill.label}: {drill.title} {{ #{drill.anchor} }}',
+        f"## {drill.label}: {drill.title} {{ #{drill.anchor} }}",
         "",
         drill.intro,
         "",
@@ -476,8 +560,13 @@ def render_drill(drill: Drill, build: BuildRecord, snippets_dir: Path) -> str:
             + explain(answer, s.guard)
             + f'<p><a href="{e(site_link(s.explained))}">Why: the chapter section that explains it</a></p>'
         )
-        payload = {"verdict": answer.verdict, "before": answer.before, "after": answer.after,
-                   "guard": answer.failing_guard, "html": reveal}
+        payload = {
+            "verdict": answer.verdict,
+            "before": answer.before,
+            "after": answer.after,
+            "guard": answer.failing_guard,
+            "html": reveal,
+        }
         salt = f"{drill.anchor}/{s.id}"
         out += [
             # data-search-exclude: a scenario (its question, code and answer panel) stays out of the search index

@@ -135,56 +135,137 @@ class Kind:
 
 
 KINDS = [
-    Kind("header", "A recompile starts", "One recompile of the function named, defined at the file and line shown. "
-         "The lines below it name the guards that failed: no entry already in the function's cache accepted the call "
-         "(with recompiles_verbose, each \"guard N failures:\" lists the failed guards of one cached entry).",
-         re.compile(r"^Recompiling function |^triggered by the following guard failure|^guard <n> failures:$")),
-    Kind("limit", "The cache limit was hit", "The function recompiled until its cache reached the limit named; "
-         "torch then stops compiling new entries for it. The section explains what happens to the calls after that.",
-         re.compile(r"hit config\.\w*limit|last reason: |^function: |^To (?:log|diagnose) ")),
-    Kind("size", "A tensor size differs", "A tensor argument's size in this dimension is not the one the cached "
-         "entry was compiled for: the entry guarded that size as a constant.", re.compile(r"size mismatch")),
-    Kind("stride", "A tensor stride differs", "Same sizes, another memory layout: the tensor's strides differ from "
-         "the ones the entry was compiled for (a transposed or sliced view, for example).", re.compile(r"stride mismatch")),
-    Kind("requires-grad", "requires_grad differs", "The tensor's requires_grad flag is not the one the entry was "
-         "compiled for.", re.compile(r"requires_grad mismatch")),
-    Kind("dtype", "A tensor dtype differs", "The tensor has another dtype than the entry was compiled for.",
-         re.compile(r"dtype mismatch")),
-    Kind("device", "A tensor device or dispatch key set differs", "The tensor's device, or its dispatch key set, is "
-         "not the one the entry was compiled for. A key set names the device's keys (CPU, CUDA, ...) and the layers "
-         "that handle the tensor's operations (Autograd..., for example): compare the expected keys with the actual "
-         "ones in the line to see which differ.",
-         re.compile(r"device mismatch|DispatchKeySet mismatch|dispatch key set mismatch")),
-    Kind("global-state", "Ambient state changed", "State outside the arguments changed since the entry was compiled: "
-         "grad mode (a call under torch.no_grad()), for example.", re.compile(r"GLOBAL_STATE|___check_global_state")),
-    Kind("backend", "Another backend", "The function is called through a torch.compile with another backend than "
-         "the one its entry was compiled for.", re.compile(r"BACKEND_MATCH|backend")),
-    Kind("object-id", "Another object", "The graph depends on an object by identity (a function's code, a module, "
-         "a global), and the object found now is a different one.", re.compile(r"___check_obj_id|ID_MATCH")),
-    Kind("type-id", "Another type", "A value now has another type than the entry was compiled for.",
-         re.compile(r"___check_type_id|TYPE_MATCH")),
-    Kind("size-range", "A size outside the dynamic range", "A dynamic (symbolic) size carries a range, and this "
-         "value is outside it: the guard states the range the entry was compiled for.",
-         re.compile(r"<= <expr>\.size\(\)|<expr>\.size\(\)\[<n>\] [<>]=?")),
-    Kind("resume-value", "A value passed across a graph break changed", "___stack0 (___stack1, ...) is a value the "
-         "code before a graph break left for the code after it, such as the result of an .item() call. The code "
-         "after the break runs as a resume function, compiled on its own, and its entry was compiled for that value "
-         "as a constant: this call brought another one.",
-         re.compile(r"^___stack\d+ (?:==|!=) "), "breaks.md#resume-functions"),
-    Kind("list-length", "A list has another length", "A list (or tuple) the graph used has another number of items "
-         "than the entry was compiled for: the entry guards its length. No lesson of this guide explains this guard; "
-         "the drill linked measures it.",
-         re.compile(r"^len\(<expr>\) (?:==|!=) "), "gym/index.md#gym-8"),
-    Kind("value", "A Python value changed", "A Python value the graph used (a global, an attribute, an int "
-         "argument) was baked in as a constant, and it has another value now.", re.compile(r"^<expr> == ")),
-    Kind("config", "Config restored", "dynamo compares the config an entry was compiled under with the current one "
-         "and logs the difference.", re.compile(r"config saved when compiling|^Saved hash|^Restoring saved config|^\* \w+=")),
-    Kind("graph-break", "A graph break", "dynamo could not capture an operation into the graph, so it split the "
-         "function there; the message names the operation and, in the lines that follow it, where in your code it is.",
-         re.compile(r"^Graph break"), "breaks.md#what-breaks-a-graph"),
+    Kind(
+        "header",
+        "A recompile starts",
+        "One recompile of the function named, defined at the file and line shown. "
+        "The lines below it name the guards that failed: no entry already in the function's cache accepted the call "
+        '(with recompiles_verbose, each "guard N failures:" lists the failed guards of one cached entry).',
+        re.compile(r"^Recompiling function |^triggered by the following guard failure|^guard <n> failures:$"),
+    ),
+    Kind(
+        "limit",
+        "The cache limit was hit",
+        "The function recompiled until its cache reached the limit named; "
+        "torch then stops compiling new entries for it. The section explains what happens to the calls after that.",
+        re.compile(r"hit config\.\w*limit|last reason: |^function: |^To (?:log|diagnose) "),
+    ),
+    Kind(
+        "size",
+        "A tensor size differs",
+        "A tensor argument's size in this dimension is not the one the cached "
+        "entry was compiled for: the entry guarded that size as a constant.",
+        re.compile(r"size mismatch"),
+    ),
+    Kind(
+        "stride",
+        "A tensor stride differs",
+        "Same sizes, another memory layout: the tensor's strides differ from "
+        "the ones the entry was compiled for (a transposed or sliced view, for example).",
+        re.compile(r"stride mismatch"),
+    ),
+    Kind(
+        "requires-grad",
+        "requires_grad differs",
+        "The tensor's requires_grad flag is not the one the entry was compiled for.",
+        re.compile(r"requires_grad mismatch"),
+    ),
+    Kind(
+        "dtype",
+        "A tensor dtype differs",
+        "The tensor has another dtype than the entry was compiled for.",
+        re.compile(r"dtype mismatch"),
+    ),
+    Kind(
+        "device",
+        "A tensor device or dispatch key set differs",
+        "The tensor's device, or its dispatch key set, is "
+        "not the one the entry was compiled for. A key set names the device's keys (CPU, CUDA, ...) and the layers "
+        "that handle the tensor's operations (Autograd..., for example): compare the expected keys with the actual "
+        "ones in the line to see which differ.",
+        re.compile(r"device mismatch|DispatchKeySet mismatch|dispatch key set mismatch"),
+    ),
+    Kind(
+        "global-state",
+        "Ambient state changed",
+        "State outside the arguments changed since the entry was compiled: "
+        "grad mode (a call under torch.no_grad()), for example.",
+        re.compile(r"GLOBAL_STATE|___check_global_state"),
+    ),
+    Kind(
+        "backend",
+        "Another backend",
+        "The function is called through a torch.compile with another backend than the one its entry was compiled for.",
+        re.compile(r"BACKEND_MATCH|backend"),
+    ),
+    Kind(
+        "object-id",
+        "Another object",
+        "The graph depends on an object by identity (a function's code, a module, "
+        "a global), and the object found now is a different one.",
+        re.compile(r"___check_obj_id|ID_MATCH"),
+    ),
+    Kind(
+        "type-id",
+        "Another type",
+        "A value now has another type than the entry was compiled for.",
+        re.compile(r"___check_type_id|TYPE_MATCH"),
+    ),
+    Kind(
+        "size-range",
+        "A size outside the dynamic range",
+        "A dynamic (symbolic) size carries a range, and this "
+        "value is outside it: the guard states the range the entry was compiled for.",
+        re.compile(r"<= <expr>\.size\(\)|<expr>\.size\(\)\[<n>\] [<>]=?"),
+    ),
+    Kind(
+        "resume-value",
+        "A value passed across a graph break changed",
+        "___stack0 (___stack1, ...) is a value the "
+        "code before a graph break left for the code after it, such as the result of an .item() call. The code "
+        "after the break runs as a resume function, compiled on its own, and its entry was compiled for that value "
+        "as a constant: this call brought another one.",
+        re.compile(r"^___stack\d+ (?:==|!=) "),
+        "breaks.md#resume-functions",
+    ),
+    Kind(
+        "list-length",
+        "A list has another length",
+        "A list (or tuple) the graph used has another number of items "
+        "than the entry was compiled for: the entry guards its length. No lesson of this guide explains this guard; "
+        "the drill linked measures it.",
+        re.compile(r"^len\(<expr>\) (?:==|!=) "),
+        "gym/index.md#gym-8",
+    ),
+    Kind(
+        "value",
+        "A Python value changed",
+        "A Python value the graph used (a global, an attribute, an int "
+        "argument) was baked in as a constant, and it has another value now.",
+        re.compile(r"^<expr> == "),
+    ),
+    Kind(
+        "config",
+        "Config restored",
+        "dynamo compares the config an entry was compiled under with the current one and logs the difference.",
+        re.compile(r"config saved when compiling|^Saved hash|^Restoring saved config|^\* \w+="),
+    ),
+    Kind(
+        "graph-break",
+        "A graph break",
+        "dynamo could not capture an operation into the graph, so it split the "
+        "function there; the message names the operation and, in the lines that follow it, where in your code it is.",
+        re.compile(r"^Graph break"),
+        "breaks.md#what-breaks-a-graph",
+    ),
 ]
-OTHER = Kind("other", "Other message", "A message that the guide's snippets printed (on the torch releases listed "
-             "with it); the section linked shows it in context.", re.compile(""))
+OTHER = Kind(
+    "other",
+    "Other message",
+    "A message that the guide's snippets printed (on the torch releases listed "
+    "with it); the section linked shows it in context.",
+    re.compile(""),
+)
 
 
 def kind_of(pattern: str) -> Kind:
@@ -216,7 +297,9 @@ def page_sections(markdown: str) -> list[tuple[int, str, str]]:
         m = None if in_code else _HEADING.match(line)
         if m:
             title = m.group(2).strip()
-            plain = re.sub(r"(?<!\w)_|_(?!\w)|\*", "", re.sub(r"`([^`]*)`", lambda c: c.group(1).replace("_", "\0"), title))
+            plain = re.sub(
+                r"(?<!\w)_|_(?!\w)|\*", "", re.sub(r"`([^`]*)`", lambda c: c.group(1).replace("_", "\0"), title)
+            )
             out.append((i, m.group(3) or slugify(title, "-"), plain.replace("\0", "_")))  # code keeps its underscores
     return out
 
@@ -316,7 +399,9 @@ def _recompile_lines(text: str) -> list[tuple[str, str, list[str]]]:
         stripped = line.strip()
         if not stripped:
             continue
-        if stripped.startswith(("Recompiling function", "triggered by")) or re.match(r"^guard \d+ failures:$", stripped):
+        if stripped.startswith(("Recompiling function", "triggered by")) or re.match(
+            r"^guard \d+ failures:$", stripped
+        ):
             out.append(("header", stripped, []))
             in_trace = False
         elif stripped.startswith("- "):
@@ -415,7 +500,9 @@ def release_records(root: Path, exclude: str = "") -> list[BuildRecord]:
     return sorted(out, key=lambda r: tuple(int(p) for p in re.findall(r"\d+", r.torch.split("+")[0])[:3]))
 
 
-def sections_for(msg: Message, sections: dict[str, list[Section]], kinds: dict[str, Section] | None = None) -> list[Section]:
+def sections_for(
+    msg: Message, sections: dict[str, list[Section]], kinds: dict[str, Section] | None = None
+) -> list[Section]:
     """The section that teaches the message's kind (if one does), then the sections that show the snippets
     that printed it: chapters first, the most printing first."""
     scored: dict[Section, int] = {}
@@ -466,8 +553,14 @@ def build_index(build: BuildRecord, root: Path, docs_dir: Path, page_urls: dict[
         sections[path] = secs + [s for s in sections.get(path, []) if s not in secs]
     order = [k.id for k in KINDS] + [OTHER.id]
     msgs = sorted(found.values(), key=lambda m: (order.index(m.kind.id), ROLE_ORDER[m.role], not m.here, m.pattern))
-    return Index(build.torch, [o.torch for o in others], msgs, sections, dump_sections(docs_dir, page_urls),
-                 kind_sections(docs_dir))
+    return Index(
+        build.torch,
+        [o.torch for o in others],
+        msgs,
+        sections,
+        dump_sections(docs_dir, page_urls),
+        kind_sections(docs_dir),
+    )
 
 
 def _link(section: Section, page_url: str) -> str:
@@ -515,7 +608,13 @@ def data(index: Index, page_url: str = PAGE_URL) -> dict:
             seen.add(p["pattern"])
             ordered.append(p)
     dumps = [{"title": s.title, "href": _link(s, page_url)} for s in index.dumps[:2]]
-    return {"torch": index.torch, "kinds": kinds, "placeholders": sorted(PLACEHOLDERS), "patterns": ordered, "dumps": dumps}
+    return {
+        "torch": index.torch,
+        "kinds": kinds,
+        "placeholders": sorted(PLACEHOLDERS),
+        "patterns": ordered,
+        "dumps": dumps,
+    }
 
 
 def match(text: str, payload: dict) -> dict | None:
@@ -532,9 +631,12 @@ def render(index: Index, page_url: str = PAGE_URL) -> str:
     n_here = sum(m.here for m in index.messages)
     out.append(
         f"<p>{n_here} messages printed by this build (torch <code>{e(index.torch.split('+')[0])}</code>)"
-        + (f", and {len(index.messages) - n_here} more printed only by the other measured releases "
-           f"({e(', '.join(r.split('+')[0] for r in index.releases))}), or worded differently there"
-           if index.releases and len(index.messages) > n_here else "")
+        + (
+            f", and {len(index.messages) - n_here} more printed only by the other measured releases "
+            f"({e(', '.join(r.split('+')[0] for r in index.releases))}), or worded differently there"
+            if index.releases and len(index.messages) > n_here
+            else ""
+        )
         + ". A warning of several lines is one message: its first line, with the lines that follow it below.</p>"
     )
     by_kind: dict[str, list[tuple[int, Message]]] = {}
@@ -546,20 +648,26 @@ def render(index: Index, page_url: str = PAGE_URL) -> str:
             continue
         out.append(f'<h2 id="kind-{kind.id}">{e(kind.title)}</h2>')
         out.append(f"<p>{e(kind.text)}</p>")
-        out.append('<div class="fg-scroll" role="region" tabindex="0" aria-label="' + e(kind.title) + ' patterns">'
-                   '<table class="messages"><thead><tr><th scope="col">pattern</th><th scope="col">explained in</th>'
-                   '<th scope="col">printed by</th><th scope="col">torch</th></tr></thead><tbody>')
+        out.append(
+            '<div class="fg-scroll" role="region" tabindex="0" aria-label="' + e(kind.title) + ' patterns">'
+            '<table class="messages"><thead><tr><th scope="col">pattern</th><th scope="col">explained in</th>'
+            '<th scope="col">printed by</th><th scope="col">torch</th></tr></thead><tbody>'
+        )
         for i, m in items:
             secs = sections_for(m, index.sections, index.kinds)
             where = "<br>".join(f'<a href="{e(_link(s, page_url))}">{e(s.title)}</a>' for s in secs[:3]) or "—"
-            snips = "<br>".join(f'<a href="{e(relative_link(page_url, p))}"><code>{e(p.removeprefix("snippets/"))}</code></a>' for p in sorted(m.snippets)[:3])
+            snips = "<br>".join(
+                f'<a href="{e(relative_link(page_url, p))}"><code>{e(p.removeprefix("snippets/"))}</code></a>'
+                for p in sorted(m.snippets)[:3]
+            )
             more = len(m.snippets) - 3
             if more > 0:
                 snips += f"<br>and {more} more"
             parts = ""
             if m.parts:
-                parts = ('<br><span class="fg-role">followed by:</span>'
-                         + "".join(f'<br><code class="fg-part">{e(p)}</code>' for p in m.parts))
+                parts = '<br><span class="fg-role">followed by:</span>' + "".join(
+                    f'<br><code class="fg-part">{e(p)}</code>' for p in m.parts
+                )
             out.append(
                 f'<tr id="m{i + 1}" data-kind="{e(m.kind.id)}"><td><code>{e(m.pattern)}</code><br>'
                 f'<span class="fg-role">{ROLE_LABEL[m.role]}</span>{parts}</td>'

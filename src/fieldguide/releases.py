@@ -16,7 +16,6 @@ import html
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-
 from typing import TYPE_CHECKING
 
 from .facts import facts_with_sources
@@ -153,7 +152,7 @@ def _fact_rows(cols: list[Column], snippets_dir: Path | None) -> dict[str, list[
     rows: dict[str, list[Cell]] = {}
     for name in names:
         cells, previous = [], None
-        for col, found in zip(cols, per_column):
+        for col, found in zip(cols, per_column, strict=True):
             if col.build is None:
                 cells.append(Cell(None, "unmeasured"))
                 continue
@@ -202,7 +201,7 @@ def _cell_html(col: Column, cell: Cell, prefix: str) -> str:
     if cell.state == "stale":
         return (
             f'<td class="fg-cell-stale"><a href="{e(link)}">stale</a>'
-            f'<br><small>re-measure: <code>nox -s matrix -- {e(col.release)}</code></small></td>'
+            f"<br><small>re-measure: <code>nox -s matrix -- {e(col.release)}</code></small></td>"
         )
     mark = ' <span class="fg-changed" title="changed from the release before">▲</span>' if cell.changed else ""
     cls = ' class="fg-cell-changed"' if cell.changed else ""
@@ -232,16 +231,18 @@ def gym_spoiler(cols: list[Column], rows: dict[str, list[Cell]], prefix: str = "
     )
 
 
-def matrix_table(cols: list[Column], rows: dict[str, list[Cell]], prefix: str = "../",
-                 label: str = "Facts by torch release") -> str:
+def matrix_table(
+    cols: list[Column], rows: dict[str, list[Cell]], prefix: str = "../", label: str = "Facts by torch release"
+) -> str:
     """The Across releases table as HTML (links relative to the page by `prefix`)."""
     e = html.escape
     head = "".join(
-        f'<th scope="col" data-release="{e(c.release)}">{e(c.release)}{" (this build)" if c.live else ""}</th>' for c in cols
+        f'<th scope="col" data-release="{e(c.release)}">{e(c.release)}{" (this build)" if c.live else ""}</th>'
+        for c in cols
     )
     body = []
     for name, cells in rows.items():
-        tds = "".join(_cell_html(c, cell, prefix) for c, cell in zip(cols, cells))
+        tds = "".join(_cell_html(c, cell, prefix) for c, cell in zip(cols, cells, strict=True))
         body.append(f'<tr><th scope="row">{e(name)}</th>{tds}</tr>')
     return (
         f'<div class="fg-matrix" tabindex="0" role="region" aria-label="{e(label)}">'
@@ -259,7 +260,7 @@ def history(cols: list[Column], rows: dict[str, list[Cell]], name: str) -> str:
     if not cells:
         return f"No measured release answers “{name}”."
     runs: list[tuple[str, list[str]]] = []
-    for col, cell in zip(cols, cells):
+    for col, cell in zip(cols, cells, strict=True):
         if cell.state != "ok":
             continue
         if runs and runs[-1][0] == cell.value:
@@ -269,7 +270,7 @@ def history(cols: list[Column], rows: dict[str, list[Cell]], name: str) -> str:
     if not runs:
         return f"No current measurement answers “{name}”."
     measured = [r for _, rs in runs for r in rs]
-    unmeasured = [c.release for c, cell in zip(cols, cells) if cell.state != "ok"]
+    unmeasured = [c.release for c, cell in zip(cols, cells, strict=True) if cell.state != "ok"]
     gap = f" No current measurement for {', '.join(unmeasured)}." if unmeasured else ""
     if len(runs) == 1:
         return f"**{name}**: `{runs[0][0]}` on every measured release ({_span(measured)}).{gap}"
@@ -282,7 +283,7 @@ def history(cols: list[Column], rows: dict[str, list[Cell]], name: str) -> str:
 
 def first_release(cols: list[Column], rows: dict[str, list[Cell]], name: str, value: str) -> str | None:
     """The first measured release whose value of a fact is `value`, or None."""
-    for col, cell in zip(cols, rows.get(name, [])):
+    for col, cell in zip(cols, rows.get(name, []), strict=False):
         if cell.state == "ok" and cell.value == value:
             return col.release
     return None
