@@ -1,5 +1,5 @@
 # The same stack, with the per-layer number stored as a buffer (a tensor) instead of read
-# from a Python int in forward: every block runs the same graph.
+# from a Python int in forward, so that every block can run the same graph.
 # Run it as: TORCH_LOGS=recompiles python snippets/realcode/layer_idx_buffer.py
 import torch
 from torch._dynamo.utils import counters

@@ -1,6 +1,6 @@
 # Turning recompile logs on from code, as a notebook or a test would: torch._logging.set_logs.
-# recompiles names the first failed guard of each entry; recompiles_verbose lists every
-# failed guard of every entry.
+# Two channels, one after the other: compare what recompiles and recompiles_verbose print
+# for the same kind of change.
 import torch
 
 
