@@ -273,7 +273,8 @@ def history(cols: list[Column], rows: dict[str, list[Cell]], name: str) -> str:
     unmeasured = [c.release for c, cell in zip(cols, cells, strict=True) if cell.state != "ok"]
     gap = f" No current measurement for {', '.join(unmeasured)}." if unmeasured else ""
     if len(runs) == 1:
-        return f"**{name}**: `{runs[0][0]}` on every measured release ({_span(measured)}).{gap}"
+        where = "on every measured release" if len(measured) > 1 else "on the one release measured"
+        return f"**{name}**: `{runs[0][0]}` {where} ({_span(measured)}).{gap}"
     parts = []
     for i, (value, rels) in enumerate(runs):
         last = i == len(runs) - 1 and rels[-1] == cols[-1].release and len(rels) > 1

@@ -176,8 +176,8 @@ def lr_summary(floats: SnippetResult, tensors: SnippetResult) -> str:
         text.append(
             claim(
                 "Then it stopped recompiling: `unique_graphs` stayed at {f} from {q_epoch} on, so every later value reused "
-                "the entry compiled there, whose guards no longer pinned the float's value (this torch made it a symbol, the "
-                "automatic dynamism [lesson 4](../dynamic/#scalars) shows for scalars).",
+                "the entry compiled there: its guards no longer pinned the float's value (the automatic dynamism "
+                "[lesson 4](../dynamic/#scalars) shows for scalars).",
                 f=f_graphs,
                 q_epoch=settled,
                 evidence=[line_of(floats, settled + " "), g.evidence[0]],
@@ -300,8 +300,8 @@ def train_eval_summary(loop: SnippetResult, warm: SnippetResult) -> str:
     elif first and "global_state" in reason.value.lower():
         text.append(
             claim(
-                "That guard checks torch's global state, grad mode included, which `torch.no_grad()` around "
-                "validation changes: that alone needs a second entry, whatever `eval()` does to the modules.",
+                "That guard checks torch's global state, which `torch.no_grad()` around validation changes; this "
+                "log names no other failed guard for that recompile.",
                 evidence=list(reason.evidence),
             ).markdown()
         )
@@ -397,7 +397,7 @@ def layer_summary(fail: SnippetResult, fix: SnippetResult) -> str:
         text.append(
             claim(
                 "After that one recompile, the later blocks reused the second entry, whatever their index: its guards no "
-                "longer pinned the integer's value (this torch made it a symbol).",
+                "longer pinned the integer's value.",
                 evidence=[line_of(fail, blocks[1][0] + " "), g.evidence[0]],
             ).markdown()
         )
@@ -568,6 +568,32 @@ def set_logs_sections(result: SnippetResult) -> Measured:
     return Measured(len(sections), evidence)
 
 
+def set_logs_failures(result: SnippetResult) -> list[list[str]]:
+    """The failure lines of each recompiles_verbose section, in order (after the switch)."""
+    _, after = set_logs_halves(result)
+    sections: list[list[str]] = []
+    for ln in after:
+        if _SECTION.match(ln):
+            sections.append([])
+        elif sections and re.match(r"^\s*- ", ln) and not re.match(r"^\s*-\s{2,}", ln):
+            sections[-1].append(ln.strip())
+        elif sections and ln.startswith("Recompiling function"):
+            break
+    return sections
+
+
+@fact(
+    "realcode: set_logs(recompiles_verbose=True), failed guards listed per section",
+    SET_LOGS,
+    show=lambda v: ", ".join(map(str, v)) or "no sections",
+)
+def set_logs_failures_per_section(result: SnippetResult) -> Measured:
+    sections = set_logs_failures(result)
+    start = len(set_logs_halves(result)[0]) + 1
+    evidence = tuple(line_of(result, ln, start) for sec in sections for ln in sec) or (line_of(result, _VERBOSE_FROM),)
+    return Measured(tuple(len(sec) for sec in sections), evidence)
+
+
 def set_logs_summary(result: SnippetResult) -> str:
     """What each channel printed in the output above (set_logs turned them on from the snippet's code)."""
     plain, sections = set_logs_recompiles(result), set_logs_sections(result)
@@ -582,12 +608,20 @@ def set_logs_summary(result: SnippetResult) -> str:
         else claim("`recompiles=True` logged no recompile on this torch.", evidence=plain.evidence).markdown()
     ]
     if sections.value:
+        per = set_logs_failures_per_section(result)
+        counts = sorted(set(per.value))
+        listed = (
+            f"each listing {plural(counts[0], 'failed guard')}"
+            if len(counts) == 1
+            else "listing " + ", ".join(map(str, per.value)) + " failed guards"
+        )
         text.append(
             claim(
-                "With `recompiles_verbose=True`, the next call logged one section per cache entry it was checked "
-                "against ({k} here), each listing every guard that failed against that entry.",
+                "With `recompiles_verbose=True`, the next call (a new dtype, a new shape and a new `eps` at once) "
+                "logged one section per cache entry it was checked against ({k} here), {listed}.",
                 k=Derived(sections.value, str(sections.value)),
-                evidence=sections.evidence,
+                listed=Derived(per.value, listed),
+                evidence=list(sections.evidence) + [e for e in per.evidence if e not in sections.evidence],
             ).markdown()
         )
     else:
