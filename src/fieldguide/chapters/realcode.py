@@ -487,8 +487,8 @@ def guard_overhead_summary(result: SnippetResult) -> str:
     if lat.value == "present":
         text.append(
             claim(
-                "`TORCH_LOGS=guards` ends each dump with a *Guard eval latency* line: the time this torch measured to "
-                "evaluate that entry's guards once, right after building them. Here: {lat}.",
+                "`TORCH_LOGS=guards` ends each dump with a *Guard eval latency* line: a time torch measured for "
+                "evaluating that entry's guards, when it built them. Here: {lat}.",
                 lat=Derived(g["latencies"], ", then ".join(f"{v} {u}" for v, u in g["latencies"])),
                 evidence=[line_of(result, ln) for ln in lat_lines],
             ).markdown()
@@ -498,9 +498,8 @@ def guard_overhead_summary(result: SnippetResult) -> str:
         if compiled is not None and first_u == "us" and float(first_v) > compiled:
             text.append(
                 claim(
-                    "That one evaluation took longer than a whole call of the compiled model ({t} µs, the median in the "
-                    "table): it is a single cold measurement, so read it as a sign of how many guards there are, not as "
-                    "what each call pays.",
+                    "That figure is larger than a whole call of the compiled model ({t} µs, the median in the table), "
+                    "so it is not what each call pays for its guards: the table's rows compare that.",
                     t=f"{compiled:.1f}",
                     evidence=[line_of(result, lat_lines[0]), line_of(result, "compiled, every guard: ")],
                 ).markdown()
