@@ -392,6 +392,12 @@ def test_tlparse_report_built_from_the_recorded_trace_and_linked(built_site, liv
     assert 'href="../tlparse/realcode-trace/index.html"' in page
     for html in report.parent.rglob("*.html"):
         assert not re.search(r"""(?:href|src)=['"](?:https?:)?//""", html.read_text()), html
+    # the stacks it shows are the snippet's, as `python file.py` has them: no frame of the engine
+    for page in report.parent.rglob("*"):
+        if page.is_file():
+            text = page.read_text(errors="replace")
+            assert "fieldguide/runner.py" not in text and "<frozen runpy>" not in text, page
+    assert "loss_fn" in (report.parent / "raw.log").read_text()
 
 
 def test_sanitize_turns_off_host_links_into_text():

@@ -16,6 +16,7 @@ level-one heading, readable contrast).
 from __future__ import annotations
 
 import html as html_lib
+import json
 import os
 import re
 import shutil
@@ -136,13 +137,71 @@ def publishable(text: str, page: Path, report: Path, source: str) -> str:
     return accessible(repair_links(sanitize(text), page, report), heading)
 
 
+_STRING = re.compile(r'^(?P<head>[^{]*\] )(?P<body>\{"str": \[.*\]\})\s*$')
+_ENVELOPE = re.compile(r"^(?P<head>[^{]*\] )(?P<body>\{.*\})\s*$")
+
+
+def _engine_file(name: str) -> bool:
+    return name == "<frozen runpy>" or bool(re.search(r"(?:^|/)fieldguide/(?:runner|executors/\w+)\.py$", name))
+
+
+def without_engine_frames(trace: str) -> str:
+    """The trace with the engine's own frames (the runner, the warm worker, runpy) dropped from
+    every stack it records, as logs.without_engine_frames does for tracebacks: `python file.py`
+    has none of them below the snippet's frames, nor their names in the trace's string table.
+    Nothing else in the trace changes."""
+    engine: set[int] = set()
+    for line in trace.splitlines():
+        m = _STRING.match(line)
+        if m:
+            name, index = json.loads(m.group("body"))["str"]
+            if _engine_file(name):
+                engine.add(index)
+    if not engine:
+        return trace
+
+    def engine_frame(frame) -> bool:
+        if isinstance(frame, dict):  # {"line": .., "name": .., "filename": <string table index>}
+            return frame.get("filename") in engine
+        m = re.search(r"Filename: (.*)$", frame) if isinstance(frame, str) else None  # "Line: 8, Name: f, Filename: x"
+        return bool(m) and _engine_file(m.group(1).strip())
+
+    def strip(node):
+        if isinstance(node, dict):
+            return {
+                k: [f for f in v if not engine_frame(f)]
+                if k in ("stack", "stack_trace") and isinstance(v, list)
+                else strip(v)
+                for k, v in node.items()
+            }
+        if isinstance(node, list):
+            return [strip(v) for v in node]
+        return node
+
+    out = []
+    for line in trace.split("\n"):
+        named = _STRING.match(line)
+        if named and json.loads(named.group("body"))["str"][1] in engine:
+            continue  # the engine file's entry in the string table: no stack refers to it any more
+        m = _ENVELOPE.match(line)
+        if m and ('"stack"' in m.group("body") or '"stack_trace"' in m.group("body")):
+            try:
+                body = json.loads(m.group("body"))
+            except ValueError:
+                out.append(line)
+                continue
+            line = m.group("head") + json.dumps(strip(body))
+        out.append(line)
+    return "\n".join(out)
+
+
 def build_report(result: SnippetResult, site_dir: Path) -> Path:
     """Run tlparse on the first trace file the result recorded; return the report's directory."""
     names = sorted(n for n in result.artifacts if n.startswith("trace/"))
     out = Path(site_dir) / report_path(result)
     with tempfile.TemporaryDirectory(prefix="fieldguide-tlparse-") as tmp:
         trace = Path(tmp) / "trace.log"
-        trace.write_text(result.artifact(names[0]), encoding="utf-8")
+        trace.write_text(without_engine_frames(result.artifact(names[0])), encoding="utf-8")
         proc = subprocess.run(
             [tlparse_binary(), str(trace), "-o", str(out), "--overwrite", "--no-browser"],
             capture_output=True,
