@@ -52,6 +52,7 @@ from .identity import SnippetId
 from .measure import jobs_for_pages
 from .progress import log
 from .settings import FieldGuideConfig, Settings, SettingsError
+from .workdirs import make_owned
 
 NAV_CHAPTERS = "fieldguide:chapters"  # placeholders in mkdocs.yml's nav, filled from the chapters option
 NAV_NOTEBOOKS = "fieldguide:notebooks"
@@ -81,16 +82,6 @@ class _WarningCount(logging.Handler):
 def _remove(path: Path | None) -> None:
     if path is not None and path.exists():
         shutil.rmtree(path, ignore_errors=True)
-
-
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
@@ -174,11 +165,7 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
         self.final_site = Path(config["site_dir"]).resolve()
         parent = self.final_site.parent
         parent.mkdir(parents=True, exist_ok=True)
-        for stale in parent.glob(f"{PARTIAL_PREFIX}*"):  # left by a build that was killed
-            pid = stale.name[len(PARTIAL_PREFIX) :].split("-", 1)[0]
-            if not (pid.isdigit() and _pid_alive(int(pid))):
-                _remove(stale)
-        self.partial = Path(tempfile.mkdtemp(prefix=f"{PARTIAL_PREFIX}{os.getpid()}-", dir=parent))
+        self.partial = make_owned(parent, PARTIAL_PREFIX)  # (and removes one left by a build that was killed)
         if self.command == "serve" and self._store is None:
             self._store = serving.FileStore(parent)
         atexit.register(_remove, self.partial)

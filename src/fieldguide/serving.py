@@ -27,11 +27,12 @@ import hashlib
 import json
 import os
 import shutil
-import tempfile
 import threading
 from pathlib import Path
 
 from mkdocs.structure.files import File
+
+from .workdirs import make_owned
 
 
 class FileStore:
@@ -40,11 +41,7 @@ class FileStore:
     PREFIX = ".fieldguide-serve-store-"
 
     def __init__(self, parent: Path) -> None:
-        for stale in parent.glob(f"{self.PREFIX}*"):  # left by a serve that was killed
-            pid = stale.name[len(self.PREFIX) :].split("-", 1)[0]
-            if pid.isdigit() and not _pid_alive(int(pid)):
-                shutil.rmtree(stale, ignore_errors=True)
-        self.dir = Path(tempfile.mkdtemp(prefix=f"{self.PREFIX}{os.getpid()}-", dir=parent))
+        self.dir = make_owned(parent, self.PREFIX)  # (and removes one left by a serve that was killed)
         self._lock = threading.Lock()
 
     def path_of(self, content: bytes) -> Path:
@@ -59,16 +56,6 @@ class FileStore:
 
     def close(self) -> None:
         shutil.rmtree(self.dir, ignore_errors=True)
-
-
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 class StoredFile(File):
