@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from ..claims import Derived, Measured, claim, fact, line_of, markers_for, run
-from ..parse.recompiles import parse_recompiles
+from ..parse.recompiles import attribute_to_steps, parse_recompiles
 from ..record import SnippetResult
 from .common import STEP_RE, across, code, plural, shorten, table  # noqa: F401  (across: for the page)
 
@@ -33,24 +33,16 @@ def _word(n: int, word: str, many: str | None = None) -> Derived:
 # -- what the counters count ---------------------------------------------------------------------
 def counter_steps(result: SnippetResult) -> list[dict]:
     """One dict per printed step: label, frames, graphs, breaks, and the functions recompiled before it."""
-    steps, pending = [], []
-    for line in result.output.splitlines():
-        m = _COUNTERS.match(line)
-        if m:
-            recompiled = [r.function for r in parse_recompiles("\n".join(pending))]
-            steps.append(
-                {
-                    "label": m.group("label").strip(),
-                    "frames": int(m.group("frames")),
-                    "graphs": int(m.group("graphs")),
-                    "breaks": int(m.group("breaks")),
-                    "recompiled": recompiled,
-                }
-            )
-            pending = []
-        else:
-            pending.append(line)
-    return steps
+    return [
+        {
+            "label": s["label"],
+            "frames": int(s["groups"]["frames"]),
+            "graphs": s["graphs"],
+            "breaks": int(s["groups"]["breaks"]),
+            "recompiled": [r.function for r in s["recompiles"]],
+        }
+        for s in attribute_to_steps(result.output, _COUNTERS.pattern)
+    ]
 
 
 def _step_ev(result: SnippetResult, label: str):

@@ -11,7 +11,7 @@ import re
 
 from .. import tlparse
 from ..claims import Derived, Measured, claim, fact, line_of, markers_for, run
-from ..parse.recompiles import parse_recompiles
+from ..parse.recompiles import attribute_to_steps, parse_recompiles
 from ..record import SnippetResult
 from ..report import relative_link
 from .common import STEP_RE, across, code, plural, shorten, steps, table  # noqa: F401  (across: for the page)
@@ -207,16 +207,15 @@ def lr_summary(floats: SnippetResult, tensors: SnippetResult) -> str:
 
 # -- train() / eval() ---------------------------------------------------------------------------
 def phase_steps(result: SnippetResult) -> list[dict]:
-    out, pending = [], []
-    for line in result.output.splitlines():
-        m = re.match(r"^(?P<label>.+?):\s+unique_graphs=(?P<graphs>\d+)\s*$", line)
-        if m:
-            fails = [f.reason for r in parse_recompiles("\n".join(pending)) for f in r.failures[:1]]
-            out.append({"label": m.group("label").strip(), "graphs": int(m.group("graphs")), "reasons": fails})
-            pending = []
-        else:
-            pending.append(line)
-    return out
+    """One dict per printed phase: label, graphs, and the first failed guard of each recompile before it."""
+    return [
+        {
+            "label": s["label"],
+            "graphs": s["graphs"],
+            "reasons": [f.reason for r in s["recompiles"] for f in r.failures[:1]],
+        }
+        for s in attribute_to_steps(result.output, r"^(?P<label>.+?):\s+unique_graphs=(?P<graphs>\d+)\s*$")
+    ]
 
 
 def _phase_ev(result: SnippetResult, label: str):

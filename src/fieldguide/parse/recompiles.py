@@ -75,7 +75,8 @@ def attribute_to_steps(output: str, step_pattern: str) -> list[dict]:
 
     `output` is a run's interleaved output (stdout and the recompiles channel, in order);
     `step_pattern` a regex with named groups ``label`` and ``graphs`` that matches the line a
-    snippet prints after each call. Returns one dict per step: label, graphs, recompiles.
+    snippet prints after each call. Returns one dict per step: label, graphs, recompiles, and
+    groups (every named group of the step's line, as printed).
     """
     pattern = re.compile(step_pattern)
     steps, pending = [], []
@@ -87,6 +88,7 @@ def attribute_to_steps(output: str, step_pattern: str) -> list[dict]:
                     "label": m.group("label").strip(),
                     "graphs": int(m.group("graphs")),
                     "recompiles": parse_recompiles("\n".join(pending)),
+                    "groups": m.groupdict(),
                 }
             )
             pending = []
