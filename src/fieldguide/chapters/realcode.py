@@ -497,8 +497,10 @@ def guard_overhead_summary(result: SnippetResult) -> str:
         if compiled is not None and first_u == "us" and float(first_v) > compiled:
             text.append(
                 claim(
-                    "That figure is larger than a whole call of the compiled model ({t} µs, the median in the table), "
-                    "so it is not what each call pays for its guards: the table's rows compare that.",
+                    "The first figure ({q_first} us) is larger than a whole call of the compiled model ({t} µs, the "
+                    "median in the table), so it is not what each call pays for its guards: the table's rows compare "
+                    "that.",
+                    q_first=first_v,
                     t=f"{compiled:.1f}",
                     evidence=[line_of(result, lat_lines[0]), line_of(result, "compiled, every guard: ")],
                 ).markdown()
@@ -511,7 +513,7 @@ def guard_overhead_summary(result: SnippetResult) -> str:
     if filt.value == "absent":
         text.append(
             claim(
-                "`guard_filter_fn` and the `skip_guard_on_*_unsafe` helpers do not exist in this torch, so the "
+                "`torch.compiler.skip_guard_on_all_nn_modules_unsafe` does not exist in this torch, so the "
                 "filtered model was not compiled.",
                 evidence=list(filt.evidence),
             ).markdown()
