@@ -452,8 +452,21 @@ def test_a_supervisor_killed_from_outside_takes_the_snippets_tree_with_it(scratc
         ex.close()
 
 
-@pytest.mark.parametrize("executor", ["fresh", "warm"])
-def test_ctrl_c_stops_the_build_promptly_and_keeps_the_previous_site(scratch, executor, daemon):
+def interrupt_a_worker_thread(pid: int) -> None:
+    """SIGINT to one thread of the process that is not its main thread (tgkill), as the kernel may
+    deliver a Ctrl-C: only the main thread runs Python's handler, so it must not sleep unwoken."""
+    import ctypes
+
+    tgkill = {"x86_64": 234, "aarch64": 131}.get(os.uname().machine)
+    if tgkill is None:
+        pytest.skip("no tgkill syscall number known for this machine")
+    others = [int(t) for t in os.listdir(f"/proc/{pid}/task") if int(t) != pid]
+    assert others, "the build runs snippets from worker threads"
+    assert ctypes.CDLL(None, use_errno=True).syscall(tgkill, pid, others[0], signal.SIGINT) == 0
+
+
+@pytest.mark.parametrize("executor, delivery", [("fresh", "process"), ("warm", "process"), ("warm", "worker thread")])
+def test_ctrl_c_stops_the_build_promptly_and_keeps_the_previous_site(scratch, executor, delivery, daemon):
     marker, ready = daemon
     scratch.snippet("p/slow.py", ESCAPER.format(marker=marker, ready=ready, tail="time.sleep(300)"))
     scratch.snippet("p/quick.py", "print('quick')\n")
@@ -463,7 +476,17 @@ def test_ctrl_c_stops_the_build_promptly_and_keeps_the_previous_site(scratch, ex
 
     scratch.page("index.md", "# After\n\n" + fence("p/slow.py"))
     proc = subprocess.Popen(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(scratch.root / "site")],
+        [
+            sys.executable,
+            "-X",
+            "faulthandler",
+            "-m",
+            "mkdocs",
+            "build",
+            "--strict",
+            "--site-dir",
+            str(scratch.root / "site"),
+        ],
         cwd=scratch.root,
         env={**os.environ, **QUIET, "FIELDGUIDE_EXECUTOR": executor},
         stdout=subprocess.PIPE,
@@ -472,9 +495,20 @@ def test_ctrl_c_stops_the_build_promptly_and_keeps_the_previous_site(scratch, ex
     )
     wait_ready(ready)
     assert survivors(marker)
-    proc.send_signal(signal.SIGINT)
+    if delivery == "process":
+        proc.send_signal(signal.SIGINT)
+    else:
+        interrupt_a_worker_thread(proc.pid)
     start = time.monotonic()
-    proc.communicate(timeout=30)
+    try:
+        proc.communicate(timeout=30)
+    except subprocess.TimeoutExpired:  # say where it hangs: the process tree, and every thread's stack
+        tree = subprocess.run(
+            ["ps", "-eo", "pid,ppid,pgid,stat,wchan:20,args", "--forest"], capture_output=True, text=True
+        )
+        proc.send_signal(signal.SIGABRT)
+        _, err = proc.communicate(timeout=30)
+        pytest.fail(f"the build did not end 30 s after SIGINT\n{tree.stdout}\n--- its stderr\n{err}")
     assert time.monotonic() - start < 3, "Ctrl-C did not stop the build promptly"
     assert proc.returncode != 0
     assert none_left(marker, 3), "the interrupted snippet's descendants survived"

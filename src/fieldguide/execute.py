@@ -31,6 +31,7 @@ from .record import SnippetResult, python_version, result_from_run
 from .settings import default_workers
 
 STDERR_TAIL = 15
+SIGNAL_CHECK = 0.2  # seconds between the main thread's looks at pending signals while snippets run
 
 
 class ExecutionFailed(Exception):
@@ -259,7 +260,11 @@ def execute(
         pool = ThreadPoolExecutor(max_workers=workers or default_workers())
         futures = [pool.submit(run_one, i) for i in to_run]
         try:
-            done, _ = wait(futures, return_when=FIRST_EXCEPTION)
+            # Waited in slices: the kernel may deliver Ctrl-C to a worker thread, and an untimed wait
+            # would keep the main thread, the only one that runs Python's signal handlers, asleep.
+            pending = futures
+            while pending and not any(f.done() and f.exception() is not None for f in futures):
+                _, pending = wait(pending, timeout=SIGNAL_CHECK, return_when=FIRST_EXCEPTION)
             for future in futures:
                 if future.done() and future.exception() is not None:
                     raise future.exception()
