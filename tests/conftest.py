@@ -35,6 +35,16 @@ def mkdocs_build(
     )
 
 
+def pytest_configure(config) -> None:
+    """Tests press Ctrl-C on the builds they start, as a terminal does. A shell's background job
+    (`cmd &` without job control) starts with SIGINT ignored, which every child would inherit and
+    Python then honours (no KeyboardInterrupt): the session restores the terminal's default."""
+    import signal
+
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
 @pytest.fixture(scope="session")
 def site_cache(tmp_path_factory) -> Path:
     return tmp_path_factory.mktemp("site-cache")

@@ -506,9 +506,13 @@ def test_ctrl_c_stops_the_build_promptly_and_keeps_the_previous_site(scratch, ex
         tree = subprocess.run(
             ["ps", "-eo", "pid,ppid,pgid,stat,wchan:20,args", "--forest"], capture_output=True, text=True
         )
+        status = Path(f"/proc/{proc.pid}/status").read_text().splitlines()
+        masks = "\n".join(
+            [line for line in status if line.startswith("Sig")] + [f"tests' SIGINT: {signal.getsignal(signal.SIGINT)}"]
+        )
         proc.send_signal(signal.SIGABRT)
         _, err = proc.communicate(timeout=30)
-        pytest.fail(f"the build did not end 30 s after SIGINT\n{tree.stdout}\n--- its stderr\n{err}")
+        pytest.fail(f"the build did not end 30 s after SIGINT\n{masks}\n{tree.stdout}\n--- its stderr\n{err}")
     assert time.monotonic() - start < 3, "Ctrl-C did not stop the build promptly"
     assert proc.returncode != 0
     assert none_left(marker, 3), "the interrupted snippet's descendants survived"

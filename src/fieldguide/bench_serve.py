@@ -51,19 +51,36 @@ def _wait_for(url: str, token: str, deadline: float, proc: subprocess.Popen) -> 
 
 
 @contextlib.contextmanager
+def _sigint_not_ignored():
+    """Serve is stopped with Ctrl-C, as a reader stops it. A shell's background job (`&` without job
+    control) starts with SIGINT ignored, which a child inherits and Python then honours; for the
+    time of the spawn, a handler stands in (handlers, unlike SIG_IGN, are reset by exec)."""
+    previous = signal.getsignal(signal.SIGINT)
+    if previous != signal.SIG_IGN:
+        yield
+        return
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+@contextlib.contextmanager
 def mkdocs_serve(site: Path, env: dict[str, str], log: Path | None = None, timeout: float = 300):
     """`mkdocs serve` of `site` on a free port, up and with its first build done: yields (base URL, process)."""
     port = _free_port()
     base = f"http://127.0.0.1:{port}"
     out = open(log or os.devnull, "w")  # noqa: SIM115
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "mkdocs", "serve", "--dev-addr", f"127.0.0.1:{port}"],
-        cwd=site,
-        env={**os.environ, "NO_MKDOCS_2_WARNING": "1", "DISABLE_MKDOCS_2_WARNING": "true", **env},
-        stdout=out,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
+    with _sigint_not_ignored():
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "mkdocs", "serve", "--dev-addr", f"127.0.0.1:{port}"],
+            cwd=site,
+            env={**os.environ, "NO_MKDOCS_2_WARNING": "1", "DISABLE_MKDOCS_2_WARNING": "true", **env},
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
     try:
         if _wait_for(f"{base}/", "<html", time.perf_counter() + timeout, proc) is None:
             raise RuntimeError(f"mkdocs serve did not come up (see {log})")
