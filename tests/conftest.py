@@ -3,7 +3,9 @@
 The real site is built once per session, on a private cold cache (so what the tests judge was
 executed by the code under test, never read from a cache some older code filled), and every
 test that needs a build reads that one. `site_cache` is that cache, warm afterwards: a test that
-builds the site again copies it so that only what it changed runs.
+builds the site again copies it so that only what it changed runs. `fresh_runs` is every snippet
+of the site run once more, the way a reader runs it (`python snippets/...py`), for the fidelity
+test: those runs start in the background when the session starts, and their readers go last.
 """
 
 from __future__ import annotations
@@ -12,7 +14,10 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import textwrap
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -53,9 +58,154 @@ def site_cache(tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory, site_cache) -> Path:
     site = tmp_path_factory.mktemp("site")
-    proc = mkdocs_build(ROOT, site, {"FIELDGUIDE_CACHE_DIR": str(site_cache), "FIELDGUIDE_REFRESH": "0"})
+    try:
+        proc = mkdocs_build(ROOT, site, {"FIELDGUIDE_CACHE_DIR": str(site_cache), "FIELDGUIDE_REFRESH": "0"})
+    finally:
+        _background.go.set()
     assert proc.returncode == 0, f"mkdocs build --strict of the site failed:\n{proc.stdout}\n{proc.stderr}"
     return site
+
+
+def fresh_run(path: str, env: dict[str, str]) -> dict:
+    """One snippet run as a reader runs it: a new interpreter, from the repository's root."""
+    from fieldguide.executors import child_env
+
+    with tempfile.TemporaryDirectory(prefix="fidelity-") as tmp:
+        if "TORCH_TRACE" in env:  # a reader's trace directory, here a private one (as the engine does)
+            env = {**env, "TORCH_TRACE": f"{tmp}/trace"}
+        start = time.monotonic()
+        proc = subprocess.run(
+            [sys.executable, path],
+            cwd=ROOT,
+            env=child_env(env),
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+    return {
+        "exit_code": proc.returncode,
+        "events": [("out", proc.stdout), ("err", proc.stderr)],
+        "seconds": time.monotonic() - start,
+    }
+
+
+class Background:
+    """Work only the suite's last tests read, done in a background thread at low priority from the
+    moment the session's site is built (which needs both cores) until the end: the rest of the
+    suite leaves a core mostly idle, and this fills it. Asking for a result adds a second,
+    normal-priority thread and waits for all of it."""
+
+    def __init__(self) -> None:
+        self.todo: list = []  # (key, function)
+        self.results: dict = {}
+        self.lock = threading.Lock()
+        self.threads: list[threading.Thread] = []
+        self.kinds: set[str] = set()  # what has been queued
+        self.dirs: list[Path] = []  # removed when the session ends
+        self.go = threading.Event()  # set once the session's site is built
+
+    def _work(self, nice: int) -> None:
+        if nice:  # (Linux: a thread's own priority, which the processes it starts inherit)
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), nice)
+            self.go.wait()
+        while True:
+            with self.lock:
+                if not self.todo:
+                    return
+                key, function = self.todo.pop(0)
+            try:
+                result = function()
+            except BaseException as exc:  # noqa: BLE001 - raised again in the test that reads it
+                result = exc
+            with self.lock:
+                self.results[key] = result
+
+    def add_thread(self, nice: int = 0) -> None:
+        thread = threading.Thread(target=self._work, args=(nice,), daemon=True, name="background")
+        thread.start()
+        self.threads.append(thread)
+
+    def results_of(self, kind: str) -> dict:
+        """{rest of the key: result} of every task whose key starts with `kind`, once all are done."""
+        self.go.set()
+        self.add_thread()
+        for thread in self.threads:
+            thread.join()
+        out = {key[1:]: r for key, r in self.results.items() if key[0] == kind}
+        for r in out.values():
+            if isinstance(r, BaseException):
+                raise r
+        return out
+
+
+BACKGROUND_FIXTURES = ("fresh_runs", "second_cold_build")
+_background = Background()
+
+
+def _add_fresh_runs(background: Background) -> None:
+    from fieldguide.measure import site_jobs
+
+    background.kinds.add("fresh")
+    for job in site_jobs(ROOT):
+        path, env = job.display_path, dict(job.env)
+        background.todo.append((("fresh", path, tuple(sorted(env.items()))), lambda p=path, e=env: fresh_run(p, e)))
+
+
+def _add_second_cold_build(background: Background) -> None:
+    background.kinds.add("second")
+    background.dirs.append(Path(tempfile.mkdtemp(prefix="fieldguide-second-build-")))
+    site = background.dirs[-1] / "site"
+    # last: its warm workers lead sessions of their own, which the scheduler shares the CPU with
+    # whatever their priority, so it is left for the end of the suite, when the other core idles
+    background.todo.append(
+        (("second", "build"), lambda: (site, mkdocs_build(ROOT, site, {"FIELDGUIDE_NO_CACHE": "1"})))
+    )
+
+
+def pytest_collection_modifyitems(session, config, items) -> None:
+    """The tests that read background work go last, and that work starts now, behind the others."""
+    readers = [item for item in items if set(getattr(item, "fixturenames", ())) & set(BACKGROUND_FIXTURES)]
+    if not readers or config.option.collectonly:
+        return
+    items[:] = [item for item in items if item not in readers] + readers
+    wanted = {name for item in readers for name in item.fixturenames}
+    if "fresh_runs" in wanted:
+        _add_fresh_runs(_background)
+    if "second_cold_build" in wanted:
+        _add_second_cold_build(_background)
+    _background.add_thread(nice=10)
+
+
+def pytest_sessionfinish(session, exitstatus) -> None:
+    """A session that ends early (-x, a selection) starts no more background work; a task already
+    running ends by itself (a snippet's run, or the second build)."""
+    import shutil
+
+    with _background.lock:
+        _background.todo.clear()
+    for directory in _background.dirs:
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def fresh_runs() -> dict:
+    """(display path, sorted env items) -> fresh_run() of every snippet the site executes (the
+    pages' jobs as collected from the files on disk)."""
+    if "fresh" not in _background.kinds:  # (asked for by a test collection did not see)
+        _add_fresh_runs(_background)
+    return _background.results_of("fresh")
+
+
+@pytest.fixture(scope="session")
+def second_cold_build() -> Path:
+    """The site built once more, without any cache (no result of the session's build reused):
+    its record.json."""
+    if "second" not in _background.kinds:
+        _add_second_cold_build(_background)
+    site, proc = _background.results_of("second")[("build",)]
+    assert proc.returncode == 0, f"the second cold build failed:\n{proc.stdout}\n{proc.stderr}"
+    return site / "record.json"
 
 
 def copy_of_site_cache(site_cache: Path, dest: Path) -> Path:
