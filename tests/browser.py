@@ -45,3 +45,54 @@ def chromium():
             yield browser
         finally:
             browser.close()
+
+
+def _axe_violations(page) -> list[dict]:
+    from axe_playwright_python.sync_playwright import Axe
+
+    results = Axe().run(page)
+    return [
+        {"id": v["id"], "impact": v["impact"], "nodes": [n["target"] for n in v["nodes"][:3]]}
+        for v in results.response["violations"]
+        if v["impact"] in ("moderate", "serious", "critical")
+    ]
+
+
+def axe_sweep(site: Path, scheme: str, log: Path) -> dict:
+    """{page: its serious and moderate axe violations} over every page of a built site, with the
+    system preferring `scheme`, plus two interactive states (a gym answer revealed, a log
+    explained). Its own browser, so that it can run in a thread of its own."""
+    pages = sorted(p.relative_to(site).as_posix() for p in site.rglob("*.html"))
+    found = {}
+    with serve(site) as base, chromium() as browser:
+        context = browser.new_context(color_scheme=scheme)
+        page = context.new_page()
+        # every page, the published tlparse report's included (tlparse.publishable holds it to these rules)
+        tlparse_pages = [p for p in pages if p.startswith("tlparse/") and p.endswith(".html")]
+        assert tlparse_pages, "the site has no tlparse report to check"
+        guide = [p for p in pages if p.endswith("index.html") and not p.startswith("tlparse/")]
+        # (the report has one scheme of its own, whatever the system prefers: checked once, in light)
+        for path in guide + ["404.html"] + (tlparse_pages if scheme == "light" else []):
+            page.goto(f"{base}/{path}")
+            page.wait_for_load_state("networkidle")
+            want = "slate" if scheme == "dark" else "default"  # the system's preference is followed
+            if not path.startswith("tlparse/"):
+                assert page.evaluate("document.body.getAttribute('data-md-color-scheme')") == want, path
+            if violations := _axe_violations(page):
+                found[path] = violations
+        # the interactive states: a gym answer revealed, a log explained
+        page.goto(f"{base}/gym/")
+        page.locator(".gym-scenario").first.locator(".gym-choice").first.click()
+        page.locator(".gym-scenario").nth(4).locator(".gym-choice").last.click()
+        page.wait_for_timeout(600)  # the theme's colour transitions settle before contrast is measured
+        if violations := _axe_violations(page):
+            found["gym/ (answered)"] = violations
+        page.goto(f"{base}/messages/")
+        page.fill("#fg-log", log.read_text() + "\nnot a torch line\n")
+        page.click("#fg-explain")
+        page.wait_for_load_state("networkidle")
+        page.wait_for_timeout(600)
+        if violations := _axe_violations(page):
+            found["messages/ (a log explained)"] = violations
+        context.close()
+    return found

@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+FIXTURES_LOGS = ROOT / "tests" / "fixtures" / "logs"
 QUIET = {"NO_MKDOCS_2_WARNING": "1", "DISABLE_MKDOCS_2_WARNING": "true"}
 
 
@@ -61,6 +62,7 @@ def built_site(tmp_path_factory, site_cache) -> Path:
     try:
         proc = mkdocs_build(ROOT, site, {"FIELDGUIDE_CACHE_DIR": str(site_cache), "FIELDGUIDE_REFRESH": "0"})
     finally:
+        _background.site = site
         _background.go.set()
     assert proc.returncode == 0, f"mkdocs build --strict of the site failed:\n{proc.stdout}\n{proc.stderr}"
     return site
@@ -104,6 +106,7 @@ class Background:
         self.kinds: set[str] = set()  # what has been queued
         self.dirs: list[Path] = []  # removed when the session ends
         self.go = threading.Event()  # set once the session's site is built
+        self.site: Path | None = None  # that site
 
     def _work(self, nice: int) -> None:
         if nice:  # (Linux: a thread's own priority, which the processes it starts inherit)
@@ -126,20 +129,21 @@ class Background:
         thread.start()
         self.threads.append(thread)
 
-    def results_of(self, kind: str) -> dict:
-        """{rest of the key: result} of every task whose key starts with `kind`, once all are done."""
+    def results_of(self, kind: str, raise_first: bool = True) -> dict:
+        """{rest of the key: result} of every task whose key starts with `kind`, once all are done
+        (a task's exception is raised, or with raise_first=False left in its place)."""
         self.go.set()
         self.add_thread()
         for thread in self.threads:
             thread.join()
         out = {key[1:]: r for key, r in self.results.items() if key[0] == kind}
         for r in out.values():
-            if isinstance(r, BaseException):
+            if raise_first and isinstance(r, BaseException):
                 raise r
         return out
 
 
-BACKGROUND_FIXTURES = ("fresh_runs", "second_cold_build")
+BACKGROUND_FIXTURES = ("fresh_runs", "second_cold_build", "axe_sweeps")
 _background = Background()
 
 
@@ -163,6 +167,15 @@ def _add_second_cold_build(background: Background) -> None:
     )
 
 
+def _add_axe_sweeps(background: Background) -> None:
+    from browser import axe_sweep
+
+    background.kinds.add("axe")
+    log = FIXTURES_LOGS / "torch-2.14.1-five_calls.stderr.txt"
+    for scheme in ("light", "dark"):
+        background.todo.insert(0, (("axe", scheme), lambda s=scheme: axe_sweep(background.site, s, log)))
+
+
 def pytest_collection_modifyitems(session, config, items) -> None:
     """The tests that read background work go last, and that work starts now, behind the others."""
     readers = [item for item in items if set(getattr(item, "fixturenames", ())) & set(BACKGROUND_FIXTURES)]
@@ -174,6 +187,8 @@ def pytest_collection_modifyitems(session, config, items) -> None:
         _add_fresh_runs(_background)
     if "second_cold_build" in wanted:
         _add_second_cold_build(_background)
+    if "axe_sweeps" in wanted:  # first: the sweeps are the two pieces the end cannot share out
+        _add_axe_sweeps(_background)
     _background.add_thread(nice=10)
 
 
@@ -195,6 +210,14 @@ def fresh_runs() -> dict:
     if "fresh" not in _background.kinds:  # (asked for by a test collection did not see)
         _add_fresh_runs(_background)
     return _background.results_of("fresh")
+
+
+@pytest.fixture(scope="session")
+def axe_sweeps(built_site) -> dict:
+    """scheme -> browser.axe_sweep() of the session's site in that scheme (or the exception it raised)."""
+    if "axe" not in _background.kinds:
+        _add_axe_sweeps(_background)
+    return {key[0]: found for key, found in _background.results_of("axe", raise_first=False).items()}
 
 
 @pytest.fixture(scope="session")

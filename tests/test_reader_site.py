@@ -34,57 +34,12 @@ def browser():
 
 
 # -- accessibility, in both schemes -------------------------------------------------------------
-def axe_violations(page) -> list[dict]:
-    from axe_playwright_python.sync_playwright import Axe
-
-    results = Axe().run(page)
-    return [
-        {"id": v["id"], "impact": v["impact"], "nodes": [n["target"] for n in v["nodes"][:3]]}
-        for v in results.response["violations"]
-        if v["impact"] in ("moderate", "serious", "critical")
-    ]
-
-
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_axe_finds_no_serious_or_moderate_violation_on_any_page(browser, built_site, scheme):
-    found = {}
-    with serve(built_site) as base:
-        context = browser.new_context(color_scheme=scheme)
-        page = context.new_page()
-        # every page, the published tlparse report's included (tlparse.publishable holds it to these rules)
-        tlparse_pages = [p for p in pages(built_site) if p.startswith("tlparse/") and p.endswith(".html")]
-        assert tlparse_pages, "the site has no tlparse report to check"
-        guide = [p for p in pages(built_site) if p.endswith("index.html") and not p.startswith("tlparse/")]
-        # (the report has one scheme of its own, whatever the system prefers: checked once, in light)
-        for path in guide + ["404.html"] + (tlparse_pages if scheme == "light" else []):
-            page.goto(f"{base}/{path}")
-            page.wait_for_load_state("networkidle")
-            want = "slate" if scheme == "dark" else "default"  # the system's preference is followed
-            if not path.startswith("tlparse/"):  # (the report has one scheme of its own)
-                assert page.evaluate("document.body.getAttribute('data-md-color-scheme')") == want, path
-            violations = axe_violations(page)
-            if violations:
-                found[path] = violations
-        # the interactive states: a gym answer revealed, a log explained
-        page.goto(f"{base}/gym/")
-        page.locator(".gym-scenario").first.locator(".gym-choice").first.click()
-        page.locator(".gym-scenario").nth(4).locator(".gym-choice").last.click()
-        page.wait_for_timeout(600)  # the theme's colour transitions settle before contrast is measured
-        violations = axe_violations(page)
-        if violations:
-            found["gym/ (answered)"] = violations
-        page.goto(f"{base}/messages/")
-        page.fill(
-            "#fg-log",
-            (ROOT / "tests/fixtures/logs/torch-2.14.1-five_calls.stderr.txt").read_text() + "\nnot a torch line\n",
-        )
-        page.click("#fg-explain")
-        page.wait_for_load_state("networkidle")
-        page.wait_for_timeout(600)
-        violations = axe_violations(page)
-        if violations:
-            found["messages/ (a log explained)"] = violations
-        context.close()
+def test_axe_finds_no_serious_or_moderate_violation_on_any_page(axe_sweeps, scheme):
+    """browser.axe_sweep over the session's site (run in the background, see conftest)."""
+    found = axe_sweeps[scheme]
+    if isinstance(found, BaseException):
+        raise found
     assert not found, json.dumps(found, indent=1)
 
 
