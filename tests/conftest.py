@@ -3,9 +3,11 @@
 The real site is built once per session, on a private cold cache (so what the tests judge was
 executed by the code under test, never read from a cache some older code filled), and every
 test that needs a build reads that one. `site_cache` is that cache, warm afterwards: a test that
-builds the site again copies it so that only what it changed runs. `fresh_runs` is every snippet
-of the site run once more, the way a reader runs it (`python snippets/...py`), for the fidelity
-test: those runs start in the background when the session starts, and their readers go last.
+builds the site again copies it so that only what it changed runs.
+
+Work that only a few tests read (`fresh_runs`: every snippet run once more the way a reader runs
+it, `python snippets/...py`; `second_cold_build`; `axe_sweeps`) runs in the background from the
+moment that build is done (`Background`), and the tests that read it go last.
 """
 
 from __future__ import annotations
@@ -93,10 +95,10 @@ def fresh_run(path: str, env: dict[str, str]) -> dict:
 
 
 class Background:
-    """Work only the suite's last tests read, done in a background thread at low priority from the
-    moment the session's site is built (which needs both cores) until the end: the rest of the
-    suite leaves a core mostly idle, and this fills it. Asking for a result adds a second,
-    normal-priority thread and waits for all of it."""
+    """Work only the suite's last tests read, done in background threads at low priority from the
+    moment the session's site is built (which needs both cores): the rest of the suite keeps about
+    one core busy, and this fills the rest. Asking for a result adds a normal-priority thread and
+    waits for all of it."""
 
     def __init__(self) -> None:
         self.todo: list = []  # (key, function)
@@ -189,7 +191,7 @@ def pytest_collection_modifyitems(session, config, items) -> None:
         _add_second_cold_build(_background)
     if "axe_sweeps" in wanted:  # first: the sweeps are the two pieces the end cannot share out
         _add_axe_sweeps(_background)
-    _background.add_thread(nice=10)
+    _background.add_thread(nice=10)  # (one: two finished no sooner here, and slowed the others' tests)
 
 
 def pytest_sessionfinish(session, exitstatus) -> None:
