@@ -17,6 +17,7 @@ import socket
 import statistics
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from pathlib import Path
@@ -56,8 +57,8 @@ def _sigint_not_ignored():
     control) starts with SIGINT ignored, which a child inherits and Python then honours; for the
     time of the spawn, a handler stands in (handlers, unlike SIG_IGN, are reset by exec)."""
     previous = signal.getsignal(signal.SIGINT)
-    if previous != signal.SIG_IGN:
-        yield
+    if previous != signal.SIG_IGN or threading.current_thread() is not threading.main_thread():
+        yield  # (only the main thread may set a handler; a thread's caller keeps what it inherited)
         return
     signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
