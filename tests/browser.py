@@ -47,6 +47,22 @@ def chromium():
             browser.close()
 
 
+def watch_offline(page) -> tuple[list[str], list[str]]:
+    """(requests to any host but this machine's, uncaught page errors), filled as the page runs."""
+    from urllib.parse import urlparse
+
+    outside: list[str] = []
+    errors: list[str] = []
+
+    def request(r) -> None:
+        if urlparse(r.url).hostname not in ("127.0.0.1", None) and not r.url.startswith("data:"):
+            outside.append(r.url)
+
+    page.on("request", request)
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    return outside, errors
+
+
 def _axe_violations(page) -> list[dict]:
     from axe_playwright_python.sync_playwright import Axe
 

@@ -7,10 +7,9 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from urllib.parse import urlparse
 
 import pytest
-from browser import chromium, serve
+from browser import chromium, serve, watch_offline
 from conftest import ROOT
 
 from fieldguide import gym, tlparse
@@ -428,18 +427,9 @@ def test_report_pages_get_what_every_page_of_the_site_has():
 
 
 def test_tlparse_report_opens_offline_in_a_browser(browser, built_site):
-    outside, errors = [], []
     with serve(built_site) as base:
         page = browser.new_page()
-        page.on(
-            "request",
-            lambda r: (
-                outside.append(r.url)
-                if urlparse(r.url).hostname not in ("127.0.0.1", None) and not r.url.startswith("data:")
-                else None
-            ),
-        )
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        outside, errors = watch_offline(page)
         page.goto(f"{base}/realcode/")
         page.locator('a[href="../tlparse/realcode-trace/index.html"]').click()
         page.wait_for_load_state("networkidle")

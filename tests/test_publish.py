@@ -15,10 +15,9 @@ import subprocess
 import sys
 import tomllib
 from pathlib import Path
-from urllib.parse import urlparse
 
 import pytest
-from browser import chromium, serve
+from browser import chromium, serve, watch_offline
 from conftest import QUIET, ROOT, mkdocs_build
 
 from fieldguide.chapters import guards as ch
@@ -180,13 +179,9 @@ def test_switching_releases_keeps_page_and_section_offline_and_accessible(tree):
     ensemble = ch.module_counts(mcounts)["ensemble of 16 identical members"]
     first_guard = anatomy.output.splitlines()[1].split("#")[0].strip()
 
-    outside, errors = [], []
     with serve(tree) as base, chromium() as browser:
         page = browser.new_page()
-        page.on(
-            "request", lambda r: outside.append(r.url) if urlparse(r.url).hostname not in ("127.0.0.1", None) else None
-        )
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        outside, errors = watch_offline(page)
 
         def axe_clean() -> None:
             violations = [v for v in Axe().run(page).response["violations"] if v["impact"] in ("serious", "critical")]
