@@ -157,7 +157,17 @@ def serve(session: nox.Session) -> None:
 def tests(session: nox.Session) -> None:
     """The test suite, against the default torch: nox -s tests [-- PYTEST ARGS]"""
     python = torch_python(session, DEFAULT_TORCH)
-    session.run(python, "-m", "pytest", *session.posargs, env=QUIET_ENV, external=True)
+    # one xdist worker per core; a group of tests stays in one worker, in the order conftest.py
+    # gives them (tests that do not read the site first). `-- -n 0` runs in one process.
+    parallel = ["-n", "auto", "--dist", "loadgroup", "--no-loadscope-reorder"]
+    session.run(python, "-m", "pytest", *parallel, *session.posargs, env=QUIET_ENV, external=True)
+
+
+@nox.session
+def fresh(session: nox.Session) -> None:
+    """A reader's fresh runs for the fidelity test: nox -s fresh [-- --all | --check]"""
+    python = torch_python(session, DEFAULT_TORCH)
+    session.run(python, "tests/fresh.py", *session.posargs, env=QUIET_ENV, external=True)
 
 
 @nox.session(venv_backend="venv")

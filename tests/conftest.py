@@ -1,13 +1,15 @@
 """Shared fixtures. Tests run inside the nox environment that has torch, so sys.executable is it.
 
-The real site is built once per session, on a private cold cache (so what the tests judge was
+The real site is built once per run, on a private cold cache (so what the tests judge was
 executed by the code under test, never read from a cache some older code filled), and every
-test that needs a build reads that one. `site_cache` is that cache, warm afterwards: a test that
-builds the site again copies it so that only what it changed runs.
+test that needs a build reads that one, whichever xdist worker it runs in. `site_cache` is that
+cache, warm afterwards: a test that builds the site again copies it so that only what it changed
+runs. Tests that do not read the site run first, while it builds.
 
-Work that only a few tests read (`fresh_runs`: every snippet run once more the way a reader runs
-it, `python snippets/...py`; `second_cold_build`; `axe_sweeps`) runs in the background from the
-moment that build is done (`Background`), and the tests that read it go last.
+Work that only a few tests read (`fresh_runs`: every snippet run the way a reader runs it,
+`python snippets/...py`, where tests/fresh.py has no committed run of it; `second_cold_build`;
+`axe_sweeps`) runs in the background, at low priority, once the site is built, and the tests
+that read it go last. Each of these tasks runs once for the whole run (tests/shared.py).
 """
 
 from __future__ import annotations
@@ -16,17 +18,19 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 import textwrap
-import threading
-import time
 from pathlib import Path
 
 import pytest
+from shared import SharedWork, TaskFailed
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES_LOGS = ROOT / "tests" / "fixtures" / "logs"
 QUIET = {"NO_MKDOCS_2_WARNING": "1", "DISABLE_MKDOCS_2_WARNING": "true"}
+# For a build whose test is not about the executor: its print() snippets need no torch, which a
+# warm worker imports before it runs anything (about 3 s of CPU per worker). The site's own build,
+# the executor's tests and serve's keep the default, warm executor.
+FRESH = {"FIELDGUIDE_EXECUTOR": "fresh"}
 
 
 def mkdocs_build(
@@ -53,184 +57,133 @@ def pytest_configure(config) -> None:
         signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
-@pytest.fixture(scope="session")
-def site_cache(tmp_path_factory) -> Path:
-    return tmp_path_factory.mktemp("site-cache")
+# -- work the suite's processes share (tests/shared.py) ----------------------------------------
+READERS = ("fresh_runs", "second_cold_build", "axe_sweeps")  # fixtures of work only the last tests read
+_work: SharedWork | None = None
+_fresh: dict = {}  # (display path, sorted env items) -> a committed run, or the name of the task running it
 
 
-@pytest.fixture(scope="session")
-def built_site(tmp_path_factory, site_cache) -> Path:
-    site = tmp_path_factory.mktemp("site")
-    try:
-        proc = mkdocs_build(ROOT, site, {"FIELDGUIDE_CACHE_DIR": str(site_cache), "FIELDGUIDE_REFRESH": "0"})
-    finally:
-        _background.site = site
-        _background.go.set()
-    assert proc.returncode == 0, f"mkdocs build --strict of the site failed:\n{proc.stdout}\n{proc.stderr}"
-    return site
+def _shared_dir(config) -> Path:
+    """One directory for the whole run: the workers' common parent under xdist, else the session's."""
+    base = config._tmp_path_factory.getbasetemp()
+    return (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "shared"
 
 
-def fresh_run(path: str, env: dict[str, str]) -> dict:
-    """One snippet run as a reader runs it: a new interpreter, from the repository's root."""
-    from fieldguide.executors import child_env
-
-    with tempfile.TemporaryDirectory(prefix="fidelity-") as tmp:
-        if "TORCH_TRACE" in env:  # a reader's trace directory, here a private one (as the engine does)
-            env = {**env, "TORCH_TRACE": f"{tmp}/trace"}
-        start = time.monotonic()
-        proc = subprocess.run(
-            [sys.executable, path],
-            cwd=ROOT,
-            env=child_env(env),
-            capture_output=True,
-            text=True,
-            timeout=300,
-            check=False,
-        )
-    return {
-        "exit_code": proc.returncode,
-        "events": [("out", proc.stdout), ("err", proc.stderr)],
-        "seconds": time.monotonic() - start,
-    }
+def _build_site(directory: Path) -> dict:
+    """The session's site, built on a private cold cache (kept, for tests that copy it)."""
+    site, cache = directory / "site", directory / "site-cache"
+    proc = mkdocs_build(ROOT, site, {"FIELDGUIDE_CACHE_DIR": str(cache), "FIELDGUIDE_REFRESH": "0"})
+    return {"site": str(site), "cache": str(cache), **_outcome(proc)}
 
 
-class Background:
-    """Work only the suite's last tests read, done in background threads at low priority from the
-    moment the session's site is built (which needs both cores): the rest of the suite keeps about
-    one core busy, and this fills the rest. Asking for a result adds a normal-priority thread and
-    waits for all of it."""
-
-    def __init__(self) -> None:
-        self.todo: list = []  # (key, function)
-        self.results: dict = {}
-        self.lock = threading.Lock()
-        self.threads: list[threading.Thread] = []
-        self.kinds: set[str] = set()  # what has been queued
-        self.dirs: list[Path] = []  # removed when the session ends
-        self.go = threading.Event()  # set once the session's site is built
-        self.site: Path | None = None  # that site
-
-    def _work(self, nice: int) -> None:
-        if nice:  # (Linux: a thread's own priority, which the processes it starts inherit)
-            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), nice)
-            self.go.wait()
-        while True:
-            with self.lock:
-                if not self.todo:
-                    return
-                key, function = self.todo.pop(0)
-            try:
-                result = function()
-            except BaseException as exc:  # noqa: BLE001 - raised again in the test that reads it
-                result = exc
-            with self.lock:
-                self.results[key] = result
-
-    def add_thread(self, nice: int = 0) -> None:
-        thread = threading.Thread(target=self._work, args=(nice,), daemon=True, name="background")
-        thread.start()
-        self.threads.append(thread)
-
-    def results_of(self, kind: str, raise_first: bool = True) -> dict:
-        """{rest of the key: result} of every task whose key starts with `kind`, once all are done
-        (a task's exception is raised, or with raise_first=False left in its place)."""
-        self.go.set()
-        self.add_thread()
-        for thread in self.threads:
-            thread.join()
-        out = {key[1:]: r for key, r in self.results.items() if key[0] == kind}
-        for r in out.values():
-            if raise_first and isinstance(r, BaseException):
-                raise r
-        return out
+def _second_cold_build(directory: Path) -> dict:
+    site = directory / "second" / "site"
+    return {"site": str(site), **_outcome(mkdocs_build(ROOT, site, {"FIELDGUIDE_NO_CACHE": "1"}))}
 
 
-BACKGROUND_FIXTURES = ("fresh_runs", "second_cold_build", "axe_sweeps")
-_background = Background()
+def _outcome(proc: subprocess.CompletedProcess) -> dict:
+    return {"returncode": proc.returncode, "stdout": proc.stdout, "stderr": proc.stderr}
 
 
-def _add_fresh_runs(background: Background) -> None:
-    from fieldguide.measure import site_jobs
+def _queue_fresh_runs(work: SharedWork) -> None:
+    """A reader's fresh run of every snippet the pages use: the committed one while its key is
+    current (fresh.REFERENCE), else a task that runs it now."""
+    import fresh
 
-    background.kinds.add("fresh")
-    for job in site_jobs(ROOT):
+    committed, todo = fresh.split(fresh.site_jobs(), fresh.load_reference())
+    for job, run in committed:
+        _fresh[(job.id.display, job.id.env)] = {**run, "measured": "committed"}
+    for n, job in enumerate(todo):
+        name = f"fresh-{n}"
+        _fresh[(job.id.display, job.id.env)] = name
         path, env = job.display_path, dict(job.env)
-        background.todo.append((("fresh", path, tuple(sorted(env.items()))), lambda p=path, e=env: fresh_run(p, e)))
-
-
-def _add_second_cold_build(background: Background) -> None:
-    background.kinds.add("second")
-    background.dirs.append(Path(tempfile.mkdtemp(prefix="fieldguide-second-build-")))
-    site = background.dirs[-1] / "site"
-    # last: its warm workers lead sessions of their own, which the scheduler shares the CPU with
-    # whatever their priority, so it is left for the end of the suite, when the other core idles
-    background.todo.append(
-        (("second", "build"), lambda: (site, mkdocs_build(ROOT, site, {"FIELDGUIDE_NO_CACHE": "1"})))
-    )
-
-
-def _add_axe_sweeps(background: Background) -> None:
-    from browser import axe_sweep
-
-    background.kinds.add("axe")
-    log = FIXTURES_LOGS / "torch-2.14.1-five_calls.stderr.txt"
-    for scheme in ("light", "dark"):
-        background.todo.insert(0, (("axe", scheme), lambda s=scheme: axe_sweep(background.site, s, log)))
+        work.add(name, lambda p=path, e=env: {**fresh.fresh_run(p, e), "measured": "now"})
 
 
 def pytest_collection_modifyitems(session, config, items) -> None:
-    """The tests that read background work go last, and that work starts now, behind the others."""
-    readers = [item for item in items if set(getattr(item, "fixturenames", ())) & set(BACKGROUND_FIXTURES)]
-    if not readers or config.option.collectonly:
+    """Tests that do not read the site go first (the site builds meanwhile), those that read
+    background work go last; the work they need is queued in that order and starts now."""
+    global _work
+    if config.option.collectonly:
         return
-    items[:] = [item for item in items if item not in readers] + readers
+    readers = [item for item in items if set(item.fixturenames) & set(READERS)]
+    others = [item for item in items if item not in readers]
+    on_site = [item for item in others if "built_site" in item.fixturenames]
+    items[:] = [item for item in others if item not in on_site] + on_site + readers
+    for item in items:  # (xdist's loadgroup: each group goes to one worker, in this order)
+        group = "readers" if item in readers else f"{item.module.__name__}-{'site' if item in on_site else 'alone'}"
+        item.add_marker(pytest.mark.xdist_group(group))
+    if not on_site and not readers:
+        return
+    _work = SharedWork(_shared_dir(config))
+    _work.add("site", lambda: _build_site(_work.dir), nice=0)  # first, at normal priority
     wanted = {name for item in readers for name in item.fixturenames}
+    if "axe_sweeps" in wanted:
+        from browser import axe_sweep
+
+        log = FIXTURES_LOGS / "torch-2.14.1-five_calls.stderr.txt"
+        for scheme in ("light", "dark"):
+            _work.add(f"axe-{scheme}", lambda s=scheme: axe_sweep(Path(_work.result("site")["site"]), s, log))
     if "fresh_runs" in wanted:
-        _add_fresh_runs(_background)
-    if "second_cold_build" in wanted:
-        _add_second_cold_build(_background)
-    if "axe_sweeps" in wanted:  # first: the sweeps are the two pieces the end cannot share out
-        _add_axe_sweeps(_background)
-    _background.add_thread(nice=10)  # (one: two finished no sooner here, and slowed the others' tests)
+        _queue_fresh_runs(_work)
+    if "second_cold_build" in wanted:  # last: its warm workers lead sessions of their own, which the
+        _work.add("second-build", lambda: _second_cold_build(_work.dir))  # scheduler does not nice
+    _work.start()
 
 
 def pytest_sessionfinish(session, exitstatus) -> None:
-    """A session that ends early (-x, a selection) starts no more background work; a task already
-    running ends by itself (a snippet's run, or the second build)."""
-    import shutil
+    """A session that ends early (-x, a selection) claims no more shared work; a task already
+    running ends by itself (a snippet's run, a build, a sweep)."""
+    if _work is not None:
+        _work.stop()
 
-    with _background.lock:
-        _background.todo.clear()
-    for directory in _background.dirs:
-        shutil.rmtree(directory, ignore_errors=True)
+
+def _shared(name: str):
+    if _work is None:
+        pytest.fail(f"{name} was not queued: collection did not see a test that reads it")
+    return _work.result(name)
+
+
+@pytest.fixture(scope="session")
+def built_site() -> Path:
+    built = _shared("site")
+    assert built["returncode"] == 0, f"mkdocs build --strict of the site failed:\n{built['stdout']}\n{built['stderr']}"
+    return Path(built["site"])
+
+
+@pytest.fixture(scope="session")
+def site_cache(built_site) -> Path:
+    """The execution cache the session's site was built on (warm): copy it before building with it."""
+    return Path(_shared("site")["cache"])
 
 
 @pytest.fixture(scope="session")
 def fresh_runs() -> dict:
-    """(display path, sorted env items) -> fresh_run() of every snippet the site executes (the
-    pages' jobs as collected from the files on disk)."""
-    if "fresh" not in _background.kinds:  # (asked for by a test collection did not see)
-        _add_fresh_runs(_background)
-    return _background.results_of("fresh")
+    """(display path, sorted env items) -> a fresh run of every snippet the site executes (the
+    pages' jobs as collected from the files on disk): fresh.fresh_run() plus "measured", which
+    says whether it is the committed run of the same key or was run now."""
+    return {key: _shared(run) if isinstance(run, str) else run for key, run in _fresh.items()}
 
 
 @pytest.fixture(scope="session")
 def axe_sweeps(built_site) -> dict:
     """scheme -> browser.axe_sweep() of the session's site in that scheme (or the exception it raised)."""
-    if "axe" not in _background.kinds:
-        _add_axe_sweeps(_background)
-    return {key[0]: found for key, found in _background.results_of("axe", raise_first=False).items()}
+    found = {}
+    for scheme in ("light", "dark"):
+        try:
+            found[scheme] = _shared(f"axe-{scheme}")
+        except TaskFailed as exc:
+            found[scheme] = exc
+    return found
 
 
 @pytest.fixture(scope="session")
 def second_cold_build() -> Path:
     """The site built once more, without any cache (no result of the session's build reused):
     its record.json."""
-    if "second" not in _background.kinds:
-        _add_second_cold_build(_background)
-    site, proc = _background.results_of("second")[("build",)]
-    assert proc.returncode == 0, f"the second cold build failed:\n{proc.stdout}\n{proc.stderr}"
-    return site / "record.json"
+    built = _shared("second-build")
+    assert built["returncode"] == 0, f"the second cold build failed:\n{built['stdout']}\n{built['stderr']}"
+    return Path(built["site"]) / "record.json"
 
 
 def copy_of_site_cache(site_cache: Path, dest: Path) -> Path:

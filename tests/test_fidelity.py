@@ -1,9 +1,13 @@
 """Every snippet of the site: what the build recorded equals what a reader's fresh
-`python snippets/...py`, with the same environment, prints (after normalization)."""
+`python snippets/...py`, with the same environment, prints (after normalization).
+
+The fresh runs come from tests/fresh.py: the committed run of a snippet while what its output
+depends on is unchanged (source, local imports, environment, torch, Python), else one run now."""
 
 from __future__ import annotations
 
 from conftest import ROOT
+from fresh import REFERENCE
 
 from fieldguide import logs
 from fieldguide.normalize import normalize_output
@@ -14,6 +18,12 @@ def normalized(run: dict) -> dict:
     engine's record stage, so the two sides do not share the code under test beyond the rules)."""
     lines = logs.parse(run["events"])
     return normalize_output(logs.stdout_text(lines), logs.channels(lines), ROOT)
+
+
+PROVENANCE = {
+    "committed": f"the committed run in {REFERENCE.relative_to(ROOT)}; `nox -s fresh -- --all` measures it again",
+    "now": "run by this session",
+}
 
 
 def test_every_snippet_matches_a_fresh_python_run(site_record, fresh_runs):
@@ -30,7 +40,7 @@ def test_every_snippet_matches_a_fresh_python_run(site_record, fresh_runs):
             if fresh["normalized"][part] != snippet["normalized"][part]:
                 mismatches.append(
                     f"{snippet['path']} {snippet['env']}: {part} differs\n--- recorded\n{snippet['normalized'][part]}\n"
-                    f"--- fresh python\n{fresh['normalized'][part]}"
+                    f"--- fresh python ({PROVENANCE[run['measured']]})\n{fresh['normalized'][part]}"
                 )
     assert not mismatches, "\n\n".join(mismatches)
 

@@ -1,0 +1,53 @@
+"""The committed fresh runs (tests/fresh.py) that the fidelity test reads: keyed by what a run's
+output depends on, and read back as the run printed it."""
+
+from __future__ import annotations
+
+import gzip
+import sys
+
+import fresh
+from conftest import ROOT
+
+from fieldguide.collect import Job
+
+
+def test_a_run_is_taken_from_the_reference_only_while_what_it_depends_on_is_unchanged(tmp_path):
+    snippets = tmp_path / "snippets"
+    snippets.mkdir()
+    (snippets / "helper.py").write_text("WIDTH = 3\n")
+    (snippets / "uses_helper.py").write_text("import helper\nprint(helper.WIDTH)\n")
+    (snippets / "alone.py").write_text("print('alone')\n")
+
+    def jobs(logs: str = "recompiles"):
+        return [
+            Job("uses_helper.py", {}, snippets / "uses_helper.py", 60, 0),
+            Job("alone.py", {"TORCH_LOGS": logs}, snippets / "alone.py", 60, 0),
+        ]
+
+    reference = {fresh.run_key(job, snippets): {"path": job.display_path} for job in jobs()}
+    committed, todo = fresh.split(jobs(), reference, snippets)
+    assert [job.path for job, _ in committed] == ["uses_helper.py", "alone.py"] and not todo
+    # a local module the snippet imports, the snippet itself, or its environment: run again
+    (snippets / "helper.py").write_text("WIDTH = 4\n")
+    assert [job.path for job in fresh.split(jobs(), reference, snippets)[1]] == ["uses_helper.py"]
+    (snippets / "helper.py").write_text("WIDTH = 3\n")
+    (snippets / "alone.py").write_text("print('changed')\n")
+    assert [job.path for job in fresh.split(jobs(), reference, snippets)[1]] == ["alone.py"]
+    (snippets / "alone.py").write_text("print('alone')\n")
+    assert [job.path for job in fresh.split(jobs("guards"), reference, snippets)[1]] == ["alone.py"]
+    assert not fresh.split(jobs(), reference, snippets)[1]
+
+
+def test_a_committed_run_reads_back_as_it_was_printed(tmp_path):
+    """Stored without the checkout's path or the interpreter's prefix; read back with this one's."""
+    run = {"exit_code": 3, "events": [("out", f"{ROOT}/snippets/x.py\n"), ("err", f"{sys.base_prefix}/lib/python3\n")]}
+    path = tmp_path / "runs.json.gz"
+    fresh.write_reference({"k": {"path": "snippets/x.py", "env": {}, **fresh.portable(run)}}, path)
+    first = path.read_bytes()
+    assert str(ROOT).encode() not in gzip.decompress(first)
+    back = fresh.load_reference(path)["k"]
+    assert back["exit_code"] == 3
+    assert back["events"] == [("out", "snippets/x.py\n"), ("err", f"{sys.base_prefix}/lib/python3\n")]
+    fresh.write_reference({"k": {"path": "snippets/x.py", "env": {}, **fresh.portable(run)}}, path)
+    assert path.read_bytes() == first, "the same runs are written byte for byte the same"
