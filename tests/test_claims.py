@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import ROOT
+from conftest import FRESH, ROOT
 from fixtures import FIXTURES
 
 from fieldguide import claims
@@ -179,7 +179,7 @@ def test_the_build_fails_on_a_claim_whose_evidence_the_page_does_not_show(scratc
     (scratch.root / "mkdocs.yml").write_text(SCRATCH_MKDOCS)
     scratch.snippet("count.py", 'print("compiled graphs=2")\n')
     scratch.page("index.md", CLAIMING_PAGE.format(show="source"))
-    proc = scratch.build(FIELDGUIDE_EXECUTOR="fresh")
+    proc = scratch.build(**FRESH)
     assert proc.returncode != 0, proc.stdout + proc.stderr
     assert "claims without their evidence on the page" in proc.stderr
     assert "evidence from a run the page does not display: python snippets/count.py" in proc.stderr

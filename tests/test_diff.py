@@ -7,7 +7,7 @@ import shutil
 import subprocess
 import sys
 
-from conftest import ROOT, mkdocs_build
+from conftest import FRESH, ROOT, mkdocs_build
 from fixtures import record
 
 from fieldguide import diff
@@ -83,11 +83,11 @@ def test_a_snippet_edit_shows_as_that_snippets_diff(scratch):
     scratch.snippet("a/one.py", "print('one')\nprint('unchanged')\n")
     scratch.snippet("a/two.py", "print('two')\n")
     scratch.page("index.md", '# x\n\n```snippet path="a/one.py"\n```\n\n```snippet path="a/two.py"\n```\n')
-    assert scratch.build().returncode == 0
+    assert scratch.build(**FRESH).returncode == 0
     base = scratch.root / "base.json"
     shutil.copy(scratch.root / "site" / "record.json", base)
     scratch.snippet("a/one.py", "print('ONE')\nprint('unchanged')\n")
-    proc = scratch.build(FIELDGUIDE_BASE_RECORD=str(base))
+    proc = scratch.build(FIELDGUIDE_BASE_RECORD=str(base), **FRESH)
     assert proc.returncode == 0, proc.stderr
     report = diff.compare(BuildRecord.read(base), scratch.record_obj())
     assert [d.path for d in report.changed] == ["snippets/a/one.py"]

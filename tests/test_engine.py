@@ -19,8 +19,9 @@ EXECUTORS = ["fresh", "warm"]
 
 
 def run_jobs(scratch, pages: dict[str, str], executor="warm", cache=True, refresh=False):
+    """One build's execute stage; `executor` a name (a new executor, closed after) or one to reuse."""
     jobs = collect(pages, scratch.root / "snippets")
-    ex = make_executor(executor, cwd=scratch.root, workers=2)
+    ex = make_executor(executor, cwd=scratch.root, workers=2) if isinstance(executor, str) else executor
     try:
         return execute(
             jobs,
@@ -32,7 +33,16 @@ def run_jobs(scratch, pages: dict[str, str], executor="warm", cache=True, refres
             progress=Progress(len(jobs), live=False),
         )
     finally:
-        ex.close()
+        if ex is not executor:
+            ex.close()
+
+
+@pytest.fixture
+def warm(scratch):
+    """One warm executor for the test's successive builds, as `mkdocs serve` keeps one across rebuilds."""
+    ex = make_executor("warm", cwd=scratch.root, workers=2)
+    yield ex
+    ex.close()
 
 
 COMPILER = """
@@ -79,31 +89,31 @@ def test_in_process_execution_would_leak(scratch):
 PRINTER = 'print("value", {n})\n'
 
 
-def test_cache_hit_miss_edit_corruption_and_refresh(scratch):
+def test_cache_hit_miss_edit_corruption_and_refresh(scratch, warm):
     scratch.snippet("c/one.py", PRINTER.format(n=1))
     scratch.snippet("c/two.py", PRINTER.format(n=2))
     page = {"docs/p.md": '```snippet path="c/one.py"\n```\n```snippet path="c/two.py"\n```\n'}
 
-    first = run_jobs(scratch, page)
+    first = run_jobs(scratch, page, warm)
     assert [r.cached for r in first] == [False, False]
 
-    again = run_jobs(scratch, page)
+    again = run_jobs(scratch, page, warm)
     assert [r.cached for r in again] == [True, True]
     assert [r.stdout for r in again] == ["value 1\n", "value 2\n"]
 
     scratch.snippet("c/two.py", PRINTER.format(n=22))
-    edited = run_jobs(scratch, page)
+    edited = run_jobs(scratch, page, warm)
     assert [r.cached for r in edited] == [True, False]
     assert edited[1].stdout == "value 22\n"
 
     entries = sorted((scratch.root / "cache").rglob("*.json"), key=os.path.getmtime)
     newest = entries[-1]
     newest.write_text(newest.read_text()[:40])  # truncated, as by a crash mid-write
-    after_corruption = run_jobs(scratch, page)
+    after_corruption = run_jobs(scratch, page, warm)
     assert [r.cached for r in after_corruption] == [True, False]
     assert after_corruption[1].stdout == "value 22\n"
 
-    refreshed = run_jobs(scratch, page, refresh=True)
+    refreshed = run_jobs(scratch, page, warm, refresh=True)
     assert [r.cached for r in refreshed] == [False, False]
 
 
@@ -123,14 +133,14 @@ def test_cache_key_covers_torch_python_env_and_local_imports(scratch):
     )
 
 
-def test_editing_an_imported_local_module_reexecutes_its_importer(scratch):
+def test_editing_an_imported_local_module_reexecutes_its_importer(scratch, warm):
     scratch.snippet("d/helpers.py", "VALUE = 1\n")
     scratch.snippet("d/main.py", "from helpers import VALUE\nprint(VALUE)\n")
     page = {"docs/p.md": '```snippet path="d/main.py"\n```\n'}
-    assert run_jobs(scratch, page)[0].stdout == "1\n"
-    assert run_jobs(scratch, page)[0].cached
+    assert run_jobs(scratch, page, warm)[0].stdout == "1\n"
+    assert run_jobs(scratch, page, warm)[0].cached
     scratch.snippet("d/helpers.py", "VALUE = 2\n")
-    result = run_jobs(scratch, page)[0]
+    result = run_jobs(scratch, page, warm)[0]
     assert not result.cached and result.stdout == "2\n"
 
 
@@ -155,12 +165,12 @@ def test_a_raising_snippet_fails_naming_page_snippet_and_stderr(scratch, executo
     assert "ZeroDivisionError: the divisor was zero" in message
 
 
-def test_declared_exit_code(scratch):
+def test_declared_exit_code(scratch, warm):
     scratch.snippet("e/three.py", "import sys\nprint('leaving')\nsys.exit(3)\n")
-    ok = run_jobs(scratch, {"docs/p.md": '```snippet path="e/three.py" exit="3"\n```\n'})
+    ok = run_jobs(scratch, {"docs/p.md": '```snippet path="e/three.py" exit="3"\n```\n'}, warm)
     assert ok[0].exit_code == 3 and ok[0].stdout == "leaving\n"
     with pytest.raises(ExecutionFailed, match=r"exited with code 3, but its fence declares exit=0"):
-        run_jobs(scratch, {"docs/p.md": '```snippet path="e/three.py"\n```\n'}, cache=False)
+        run_jobs(scratch, {"docs/p.md": '```snippet path="e/three.py"\n```\n'}, warm, cache=False)
 
 
 @pytest.mark.parametrize("executor", EXECUTORS)

@@ -9,7 +9,7 @@ from html import unescape as html_unescape
 
 import pytest
 from browser import chromium, serve
-from conftest import ROOT
+from conftest import FRESH, ROOT
 
 from fieldguide import gym, messages
 from fieldguide.record import BuildRecord, SnippetResult
@@ -98,7 +98,7 @@ def test_missing_measurement_fails_the_build(scratch):
     (scratch.root / "mkdocs.yml").write_text(
         (scratch.root / "mkdocs.yml").read_text().replace("plugins:\n", "plugins:\n  - markdown-exec\n")
     )
-    proc = scratch.build()
+    proc = scratch.build(**FRESH)
     assert proc.returncode != 0
     assert "yields no verdict" in proc.stdout + proc.stderr
 

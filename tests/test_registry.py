@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import zipfile
 
-from conftest import copy_of_site_cache, mkdocs_build, output_block
+from conftest import FRESH, copy_of_site_cache, mkdocs_build, output_block
 
 from fieldguide import bench
 
@@ -41,7 +41,7 @@ def test_a_new_chapter_is_one_registration_plus_its_files(tmp_path, built_site, 
         "def greet():\n    return 'hello from lesson six'\n\n\nprint(greet().upper())\n"
     )
     cache = copy_of_site_cache(site_cache, tmp_path / "cache")
-    proc = mkdocs_build(site, tmp_path / "out", {"FIELDGUIDE_CACHE_DIR": str(cache)})
+    proc = mkdocs_build(site, tmp_path / "out", {"FIELDGUIDE_CACHE_DIR": str(cache), **FRESH})
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "executed 1, reused" in proc.stderr  # only the new snippet ran
     out = tmp_path / "out"

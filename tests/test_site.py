@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import zipfile
 
-from conftest import ROOT, output_block
+from conftest import FRESH, ROOT, output_block
 
 RECORD_KEYS = {"torch", "python", "platform", "built_at", "snippets"}
 SNIPPET_KEYS = {"path", "pages", "env", "stdout", "logs", "exit_code", "seconds", "cached", "normalized"}
@@ -83,7 +83,7 @@ def test_strict_build_fails_on_a_failing_snippet(scratch):
 def test_scratch_build_renders_source_and_output(scratch):
     scratch.snippet("x/hello.py", "print('hello from a snippet')\n")
     scratch.page("index.md", '# Hi\n\n```snippet path="x/hello.py"\n```\n')
-    proc = scratch.build()
+    proc = scratch.build(**FRESH)
     assert proc.returncode == 0, proc.stderr
     html = (scratch.root / "site" / "index.html").read_text()
     assert output_block(html, "python snippets/x/hello.py") == ["hello from a snippet"]
@@ -98,7 +98,7 @@ def test_scratch_build_show_modes_and_json_data(scratch):
         '# Hi\n\n```snippet path="x/data.py" show="source" title="only the code"\n```\n\n'
         '```snippet path="x/data.py" show="output"\n```\n',
     )
-    proc = scratch.build()
+    proc = scratch.build(**FRESH)
     assert proc.returncode == 0, proc.stderr
     html = (scratch.root / "site" / "index.html").read_text()
     assert html.count("only the code") == 1  # the source-only fence's title
@@ -112,7 +112,7 @@ def test_build_messages_go_through_the_plugin_logger(scratch):
     scratch.snippet("x/one.py", "print(1)\n")
     scratch.snippet("x/two.py", "print(2)\n")
     scratch.page("index.md", '# Hi\n\n```snippet path="x/one.py"\n```\n\n```snippet path="x/two.py"\n```\n')
-    first = scratch.build()
+    first = scratch.build(**FRESH)
     assert first.returncode == 0, first.stderr
     lines = [ln for ln in first.stderr.splitlines() if "fieldguide:" in ln]
     assert [ln.split("fieldguide: ", 1)[1].split(" ran in")[0] for ln in lines[:-1]] in (
@@ -121,8 +121,8 @@ def test_build_messages_go_through_the_plugin_logger(scratch):
     )
     assert all(ln.startswith("INFO") for ln in lines)
     assert re.search(r"fieldguide: executed 2, reused 0 from cache, 2 snippets in [\d.]+s$", lines[-1])
-    again = scratch.build()
+    again = scratch.build(**FRESH)
     lines = [ln for ln in again.stderr.splitlines() if "fieldguide:" in ln]
     assert len(lines) == 1 and "fieldguide: executed 0, reused 2 from cache, 2 snippets" in lines[0]
-    quiet = scratch.build("-q", FIELDGUIDE_REFRESH="1")
+    quiet = scratch.build("-q", FIELDGUIDE_REFRESH="1", **FRESH)
     assert quiet.returncode == 0 and "fieldguide" not in quiet.stderr + quiet.stdout
