@@ -132,10 +132,10 @@ def pytest_collection_modifyitems(session, config, items) -> None:
 
 
 def pytest_sessionfinish(session, exitstatus) -> None:
-    """A session that ends early (-x, a selection) claims no more shared work; a task already
-    running ends by itself (a snippet's run, a build, a sweep)."""
+    """A worker out of tests claims no more shared work, but finishes the task it is running: the
+    other worker may be waiting for its result. An interrupted run does not wait for it."""
     if _work is not None:
-        _work.stop()
+        _work.stop(wait=exitstatus != pytest.ExitCode.INTERRUPTED)
 
 
 def _shared(name: str):

@@ -44,9 +44,12 @@ class SharedWork:
             self.thread = threading.Thread(target=self._background, daemon=True, name="shared-work")
             self.thread.start()
 
-    def stop(self) -> None:
-        """Claim nothing more (a task already running ends by itself)."""
+    def stop(self, wait: bool) -> None:
+        """Claim nothing more; with `wait`, let the task this process is running finish and leave
+        its result (another worker may be waiting for it, after this one has run out of tests)."""
         self.stopped.set()
+        if wait and self.thread is not None:
+            self.thread.join()
 
     def result(self, name: str):
         """The task's result: run here if no process has claimed it, else waited for."""
