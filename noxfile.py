@@ -157,10 +157,9 @@ def serve(session: nox.Session) -> None:
 def tests(session: nox.Session) -> None:
     """The test suite, against the default torch: nox -s tests [-- PYTEST ARGS]"""
     python = torch_python(session, DEFAULT_TORCH)
-    # one xdist worker per core; a group of tests stays in one worker, in the order conftest.py
-    # gives them (tests that do not read the site first). `-- -n 0` runs in one process.
-    parallel = ["-n", "auto", "--dist", "loadgroup", "--no-loadscope-reorder"]
-    session.run(python, "-m", "pytest", *parallel, *session.posargs, env=QUIET_ENV, external=True)
+    # one xdist worker per core, taking the tests in the order tests/conftest.py gives them
+    # (its pytest_xdist_make_scheduler); `-- -n 0` runs them in one process
+    session.run(python, "-m", "pytest", "-n", "auto", *session.posargs, env=QUIET_ENV, external=True)
 
 
 @nox.session

@@ -93,29 +93,45 @@ def _queue_fresh_runs(work: SharedWork) -> None:
     committed, todo = fresh.split(fresh.site_jobs(), fresh.load_reference())
     for job, run in committed:
         _fresh[(job.id.display, job.id.env)] = {**run, "measured": "committed"}
-    for n, job in enumerate(todo):
-        name = f"fresh-{n}"
+    for job in todo:
+        name = f"fresh-{fresh.run_key(job)[:20]}"  # (the same name in every worker)
         _fresh[(job.id.display, job.id.env)] = name
         path, env = job.display_path, dict(job.env)
         work.add(name, lambda p=path, e=env: {**fresh.fresh_run(p, e), "measured": "now"})
 
 
+def _readers_and_site_tests(items) -> tuple[list, list]:
+    readers = [item for item in items if set(item.fixturenames) & set(READERS)]
+    on_site = [item for item in items if item not in readers and "built_site" in item.fixturenames]
+    return readers, on_site
+
+
 def pytest_collection_modifyitems(session, config, items) -> None:
     """Tests that do not read the site go first (the site builds meanwhile), those that read
-    background work go last; the work they need is queued in that order and starts now."""
+    background work go last."""
+    readers, on_site = _readers_and_site_tests(items)
+    items[:] = [item for item in items if item not in readers and item not in on_site] + on_site + readers
+
+
+def pytest_xdist_make_scheduler(config, log):
+    """Under xdist: one test at a time to whichever worker is free, in the order above (xdist's
+    own modes hand out chunks or whole files, which would start the last tests early)."""
+    from xdist.scheduler import LoadScopeScheduling
+
+    class InOrder(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return nodeid  # every test a scope of its own
+
+    return InOrder(config, log)
+
+
+def pytest_collection_finish(session) -> None:
+    """The shared work the selected tests need (after -k and -m), queued in that order; it starts now."""
     global _work
-    if config.option.collectonly:
+    readers, on_site = _readers_and_site_tests(session.items)
+    if session.config.option.collectonly or not (readers or on_site):
         return
-    readers = [item for item in items if set(item.fixturenames) & set(READERS)]
-    others = [item for item in items if item not in readers]
-    on_site = [item for item in others if "built_site" in item.fixturenames]
-    items[:] = [item for item in others if item not in on_site] + on_site + readers
-    for item in items:  # (xdist's loadgroup: each group goes to one worker, in this order)
-        group = "readers" if item in readers else f"{item.module.__name__}-{'site' if item in on_site else 'alone'}"
-        item.add_marker(pytest.mark.xdist_group(group))
-    if not on_site and not readers:
-        return
-    _work = SharedWork(_shared_dir(config))
+    _work = SharedWork(_shared_dir(session.config))
     _work.add("site", lambda: _build_site(_work.dir), nice=0)  # first, at normal priority
     wanted = {name for item in readers for name in item.fixturenames}
     if "axe_sweeps" in wanted:
@@ -132,10 +148,11 @@ def pytest_collection_modifyitems(session, config, items) -> None:
 
 
 def pytest_sessionfinish(session, exitstatus) -> None:
-    """A worker out of tests claims no more shared work, but finishes the task it is running: the
-    other worker may be waiting for its result. An interrupted run does not wait for it."""
+    """A process out of tests claims no more shared work. Under xdist it finishes the task it is
+    running, as the other worker may be waiting for its result (not when the run was interrupted)."""
     if _work is not None:
-        _work.stop(wait=exitstatus != pytest.ExitCode.INTERRUPTED)
+        xdist = bool(os.environ.get("PYTEST_XDIST_WORKER"))
+        _work.stop(wait=xdist and exitstatus != pytest.ExitCode.INTERRUPTED)
 
 
 def _shared(name: str):

@@ -7,10 +7,13 @@ the engine runs in it: two pipes, no capture, no namespace.
 Each run costs a torch import (about 3.5 s of CPU here, five minutes for the site), so the runs
 under the default torch are measured once and committed (`REFERENCE`), each under the key of what
 its output depends on: the snippet's source and the local modules it imports, its environment,
-torch and Python (the engine's cache key material, without the engine, which a fresh run does not
-use). The fidelity test takes a run from there while its key is current, and runs the others
-itself. Measuring them again is always safe: a fresh run goes through none of the engine, only
-the fixed environment every snippet gets (`child_env`).
+torch and Python (the engine's cache key material), and in place of the engine's version, how the
+run is made (`fresh_run`, `child_env`), the platform and the versions of torch's dependencies
+(`reader_material`). The fidelity test takes a run from there while its key is current, and runs
+the others itself. Measuring a run again never makes the test pass wrongly: it is a reader's run.
+
+Not in the key: a data file a snippet reads (the engine's cache checks those at run time; these
+runs are not watched). After changing one, measure its readers again (`--all`).
 
     python tests/fresh.py            # measure the runs whose key is not in the reference (nox -s fresh)
     python tests/fresh.py --all      # measure every run again
@@ -20,8 +23,13 @@ the fixed environment every snippet gets (`child_env`).
 from __future__ import annotations
 
 import argparse
+import functools
 import gzip
+import hashlib
+import inspect
 import json
+import platform
+import re
 import subprocess
 import sys
 import tempfile
@@ -32,7 +40,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 REFERENCE = ROOT / "tests" / "fixtures" / "fresh-runs.json.gz"
 SCHEMA = 1
-READER = "a fresh python run"  # the key's engine: no engine at all
 
 
 def fresh_run(path: str, env: dict[str, str]) -> dict:
@@ -66,15 +73,50 @@ def site_jobs() -> list:
     return jobs(ROOT)
 
 
+@functools.lru_cache(maxsize=1)
+def reader() -> str:
+    """reader_material(), hashed: it stands in the key where the engine's version would be."""
+    return hashlib.sha256(json.dumps(reader_material(), sort_keys=True).encode()).hexdigest()
+
+
+def reader_material() -> dict:
+    """What a fresh run depends on besides its snippet, its environment, torch and Python (the
+    parts of the key the engine's cache also has): how it is run (this file's `fresh_run` and the
+    fixed environment `child_env` gives every snippet), the platform, and the versions of torch's
+    dependencies, theirs, and numpy."""
+    from importlib import metadata
+
+    from fieldguide.executors import base
+
+    versions: dict[str, str | None] = {}
+    todo = ["torch", "numpy"]
+    while todo:
+        name = re.sub(r"[-_.]+", "-", todo.pop()).lower()
+        if name in versions:
+            continue
+        try:
+            dist = metadata.distribution(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = None
+            continue
+        versions[name] = dist.version
+        todo += [re.split(r"[\s;<>=!~\[(]", r, maxsplit=1)[0] for r in dist.requires or [] if "extra ==" not in r]
+    return {
+        "run": inspect.getsource(fresh_run),
+        "env": inspect.getsource(base.child_env),
+        "platform": [platform.system(), platform.machine()],
+        "versions": sorted(versions.items()),
+    }
+
+
 def run_key(job, snippets_dir: Path = ROOT / "snippets") -> str:
-    """What a fresh run's output depends on, hashed (a fresh run has no engine: READER stands in)."""
-    from fieldguide.cache import Toolchain, cache_key
-    from fieldguide.collect import sources
-    from fieldguide.execute import current_toolchain
+    """What a fresh run's output depends on, hashed: the engine's cache key of the job, with
+    `reader()` where the engine's version would be (a fresh run does not go through the engine)."""
+    from fieldguide.cache import Toolchain
+    from fieldguide.execute import current_toolchain, job_key
 
     toolchain = current_toolchain()
-    source, imports = sources(job.file, snippets_dir)
-    return cache_key(source, imports, job.env, Toolchain(toolchain.torch, toolchain.python, READER), path=job.path)
+    return job_key(job, snippets_dir, Toolchain(toolchain.torch, toolchain.python, reader()))
 
 
 def split(jobs: list, reference: dict, snippets_dir: Path = ROOT / "snippets") -> tuple[list, list]:
@@ -89,27 +131,49 @@ def split(jobs: list, reference: dict, snippets_dir: Path = ROOT / "snippets") -
     return committed, todo
 
 
-def load_reference(path: Path = REFERENCE) -> dict:
-    """key -> committed run ({"path", "env", "exit_code", "events"}), events as this checkout and
-    interpreter would have printed them ({} when there is no reference)."""
-    from fieldguide.execute import from_portable
-
+def _stored(path: Path) -> dict:
+    """The reference as stored ({} when there is none)."""
     try:
         data = json.loads(gzip.decompress(path.read_bytes()))
     except FileNotFoundError:
         return {}
     if data.get("schema") != SCHEMA:
-        raise SystemExit(f"{path}: schema {data.get('schema')!r} is not {SCHEMA}; measure it again: nox -s fresh")
-    return {
-        key: {**run, "events": from_portable([tuple(e) for e in run["events"]])} for key, run in data["runs"].items()
-    }
+        raise SystemExit(
+            f"{path}: schema {data.get('schema')!r} is not {SCHEMA}; measure it again: nox -s fresh -- --all"
+        )
+    return data["runs"]
+
+
+def load_reference(path: Path = REFERENCE) -> dict:
+    """key -> committed run ({"path", "env", "exit_code", "events"}), its output as this checkout
+    and interpreter would have printed it."""
+    marks = _places()
+    out = {}
+    for key, run in _stored(path).items():
+        events = []
+        for stream, text in run["events"]:
+            for place, mark in marks:
+                text = text.replace(mark, place)
+            events.append((stream, text))
+        out[key] = {**run, "events": events}
+    return out
 
 
 def portable(run: dict) -> dict:
-    """A run as stored: no checkout's path, the interpreter's installation as a placeholder."""
-    from fieldguide.execute import to_portable
+    """A run as stored: the checkout's path and the interpreter's installation as placeholders,
+    which load_reference() gives back as this machine's (a run reads as if it had run here)."""
+    events = []
+    for stream, text in run["events"]:
+        for place, mark in _places():
+            text = text.replace(place, mark)
+        events.append([stream, text])
+    return {"exit_code": run["exit_code"], "events": events}
 
-    return {"exit_code": run["exit_code"], "events": [list(e) for e in to_portable(run["events"], ROOT)]}
+
+def _places() -> list[tuple[str, str]]:
+    """(path on this machine, its placeholder), longest first (the checkout may hold the interpreter)."""
+    places = {str(ROOT): "\x00root\x00", sys.prefix: "\x00prefix\x00", sys.base_prefix: "\x00base_prefix\x00"}
+    return sorted(places.items(), key=lambda pm: -len(pm[0]))
 
 
 def write_reference(runs: dict, path: Path = REFERENCE) -> None:
@@ -139,11 +203,7 @@ def main(argv: list[str] | None = None) -> int:
 
     jobs = site_jobs()
     keys = {run_key(job): job for job in jobs}
-    try:
-        with gzip.open(REFERENCE, "rt", encoding="utf-8") as f:
-            stored = json.load(f)["runs"]
-    except FileNotFoundError:
-        stored = {}
+    stored = _stored(REFERENCE)
     todo = [(key, job) for key, job in keys.items() if args.all or key not in stored]
     rel = REFERENCE.relative_to(ROOT)
     if args.check:

@@ -82,12 +82,16 @@ class SharedWork:
                 self._run(name)
 
     def _claim(self, name: str) -> bool:
+        """A claim names its process from the moment it exists: written aside, then linked into
+        place (a link fails if the name exists, so exactly one process gets it)."""
+        mine = self.dir / f"{name}.claim.{os.getpid()}.{threading.get_native_id()}"
+        mine.write_text(str(os.getpid()))
         try:
-            fd = os.open(self.dir / f"{name}.claim", os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+            os.link(mine, self.dir / f"{name}.claim")
         except FileExistsError:
             return False
-        os.write(fd, str(os.getpid()).encode())
-        os.close(fd)
+        finally:
+            mine.unlink()
         return True
 
     def _owner(self, name: str) -> int | None:
@@ -97,13 +101,21 @@ class SharedWork:
             return None  # (not claimed yet, or its pid not written yet)
 
     def _run(self, name: str) -> None:
+        """Run a claimed task and leave its result, or its error, for every reader (also when the
+        task is interrupted, so that no reader waits for it)."""
         function, _ = self.tasks[name]
         try:
-            result = {"ok": function()}
-        except BaseException as exc:  # noqa: BLE001 - raised again in the test that reads it
-            result = {"error": "".join(traceback.format_exception(exc))}
+            text = json.dumps({"ok": function()})
+        except Exception as exc:  # noqa: BLE001 - raised again in every test that reads it
+            text = json.dumps({"error": "".join(traceback.format_exception(exc))})
+        except BaseException:  # Ctrl-C, exit
+            self._leave(name, json.dumps({"error": f"{name} was interrupted"}))
+            raise
+        self._leave(name, text)
+
+    def _leave(self, name: str, text: str) -> None:
         tmp = self.dir / f"{name}.json.{os.getpid()}.tmp"
-        tmp.write_text(json.dumps(result))
+        tmp.write_text(text)
         os.replace(tmp, self._result_path(name))
 
     def _result_path(self, name: str) -> Path:

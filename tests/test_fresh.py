@@ -40,14 +40,27 @@ def test_a_run_is_taken_from_the_reference_only_while_what_it_depends_on_is_unch
 
 
 def test_a_committed_run_reads_back_as_it_was_printed(tmp_path):
-    """Stored without the checkout's path or the interpreter's prefix; read back with this one's."""
+    """Stored with the checkout's and the interpreter's paths as placeholders; read back with this
+    machine's, so that a committed run reads as one made here."""
     run = {"exit_code": 3, "events": [("out", f"{ROOT}/snippets/x.py\n"), ("err", f"{sys.base_prefix}/lib/python3\n")]}
     path = tmp_path / "runs.json.gz"
     fresh.write_reference({"k": {"path": "snippets/x.py", "env": {}, **fresh.portable(run)}}, path)
     first = path.read_bytes()
-    assert str(ROOT).encode() not in gzip.decompress(first)
+    stored = gzip.decompress(first).decode()
+    assert str(ROOT) not in stored and sys.base_prefix not in stored
     back = fresh.load_reference(path)["k"]
-    assert back["exit_code"] == 3
-    assert back["events"] == [("out", "snippets/x.py\n"), ("err", f"{sys.base_prefix}/lib/python3\n")]
+    assert back["exit_code"] == 3 and back["events"] == run["events"]
     fresh.write_reference({"k": {"path": "snippets/x.py", "env": {}, **fresh.portable(run)}}, path)
     assert path.read_bytes() == first, "the same runs are written byte for byte the same"
+
+
+def test_the_key_covers_how_a_fresh_run_is_made_and_what_torch_brings():
+    """Besides the snippet: fresh_run and child_env (how it runs), the platform, and the versions
+    of torch's dependencies, theirs and numpy, which a torch import loads."""
+    from importlib import metadata
+
+    material = fresh.reader_material()
+    assert "def fresh_run" in material["run"] and "def child_env" in material["env"]
+    versions = dict(material["versions"])
+    for name in ("torch", "numpy", "sympy", "mpmath", "jinja2", "markupsafe"):  # mpmath, markupsafe: theirs
+        assert versions.get(name) == metadata.version(name), name
