@@ -203,6 +203,32 @@ def second_cold_build() -> Path:
     return Path(built["site"]) / "record.json"
 
 
+@pytest.fixture(scope="session")
+def browser():
+    """Debian's chromium, one per test process (under xdist a module's tests are spread over the
+    workers, so a module-scoped browser would start again in each worker for each module)."""
+    from browser import chromium
+
+    with chromium() as b:
+        yield b
+
+
+def shared_once(name: str, function):
+    """function()'s JSON result, computed once for the whole run (by whichever process asks
+    first): for a fixture too costly to make again in each xdist worker."""
+    if _work is None:
+        pytest.fail(f"{name}: no shared work in this session")
+    _work.add(name, function)
+    return _work.result(name)
+
+
+def shared_dir() -> Path:
+    """A directory of the whole run (every xdist worker's), for what shared_once() makes."""
+    if _work is None:
+        pytest.fail("no shared work in this session")
+    return _work.dir
+
+
 def copy_of_site_cache(site_cache: Path, dest: Path) -> Path:
     """A copy of the session site's (warm) cache, for a test that builds a changed copy of the site."""
     import shutil

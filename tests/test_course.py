@@ -9,7 +9,7 @@ import re
 from collections import Counter
 
 import pytest
-from browser import chromium, serve, watch_offline
+from browser import serve, watch_offline
 from conftest import ROOT
 
 from fieldguide import gym, tlparse
@@ -87,12 +87,6 @@ def test_the_surprising_scenarios_are_in_the_gym():
         (11, "third-int"),
     ]:
         assert wanted in ids
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as b:
-        yield b
 
 
 @pytest.mark.parametrize("drill", DRILLS, ids=[d.label for d in DRILLS])

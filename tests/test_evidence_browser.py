@@ -9,15 +9,9 @@ from __future__ import annotations
 import base64
 
 import pytest
-from browser import chromium, serve
+from browser import serve
 
 HIGHLIGHT = (0xFF, 0xE5, 0x8F)  # .fg-evidence-line.fg-ev-active in fieldguide.css
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as b:
-        yield b
 
 
 def open_page(browser, base, path):

@@ -8,7 +8,7 @@ from html import escape as html_escape
 from html import unescape as html_unescape
 
 import pytest
-from browser import chromium, serve
+from browser import serve
 from conftest import FRESH, ROOT
 
 from fieldguide import gym, messages
@@ -101,12 +101,6 @@ def test_missing_measurement_fails_the_build(scratch):
     proc = scratch.build(**FRESH)
     assert proc.returncode != 0
     assert "yields no verdict" in proc.stdout + proc.stderr
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as b:
-        yield b
 
 
 def open_gym(browser, base):

@@ -15,7 +15,7 @@ from pathlib import Path
 from urllib.parse import urljoin, urlparse
 
 import pytest
-from browser import chromium, serve
+from browser import serve
 from conftest import ROOT
 
 from fieldguide import logs, messages
@@ -108,12 +108,6 @@ def assert_target_exists(site: Path, from_url: str, href: str) -> None:
     assert target.exists(), f"{href} (from {from_url}) leads nowhere"
     if url.fragment:
         assert re.search(rf'id="{re.escape(url.fragment)}"', target.read_text()), f"{href}: no #{url.fragment}"
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as b:
-        yield b
 
 
 @pytest.mark.parametrize("name", sorted(LOGS))

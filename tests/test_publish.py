@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 from browser import chromium, serve, watch_offline
-from conftest import QUIET, ROOT, mkdocs_build
+from conftest import QUIET, ROOT, mkdocs_build, shared_dir, shared_once
 
 from fieldguide.chapters import guards as ch
 from fieldguide.measure import site_jobs, stale_entries
@@ -53,12 +53,18 @@ def publish(out: Path, *args: str) -> subprocess.CompletedProcess:
     )
 
 
-@pytest.fixture(scope="module")
-def tree(tmp_path_factory, built_site) -> Path:  # after built_site: the live copy reuses its execution cache
-    out = tmp_path_factory.mktemp("public")
-    proc = publish(out, "--release", DEFAULT, "--release", "2.2.2", "--record", f"2.2.2={RECORD_222}")
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    return out
+@pytest.fixture(scope="session")
+def tree(built_site) -> Path:  # after built_site: the live copy reuses its execution cache
+    """The published tree of the default release and 2.2.2, made once for the run (every worker's)."""
+
+    def make() -> dict:
+        out = shared_dir() / "public"
+        proc = publish(out, "--release", DEFAULT, "--release", "2.2.2", "--record", f"2.2.2={RECORD_222}")
+        return {"out": str(out), "returncode": proc.returncode, "log": proc.stdout + proc.stderr}
+
+    made = shared_once("publish-tree", make)
+    assert made["returncode"] == 0, made["log"]
+    return Path(made["out"])
 
 
 def test_tree_is_laid_out_as_mike_does(tree):

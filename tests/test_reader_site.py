@@ -16,7 +16,7 @@ from pathlib import Path
 from urllib.parse import unquote, urljoin, urlparse
 
 import pytest
-from browser import chromium, serve
+from browser import serve
 from conftest import ROOT
 
 from fieldguide import notebook, settings
@@ -25,12 +25,6 @@ from fieldguide.record import BuildRecord
 
 def pages(site: Path) -> list[str]:
     return sorted(p.relative_to(site).as_posix() for p in site.rglob("*.html"))
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as b:
-        yield b
 
 
 # -- accessibility, in both schemes -------------------------------------------------------------
