@@ -204,13 +204,24 @@ def second_cold_build() -> Path:
 
 
 @pytest.fixture(scope="session")
-def browser():
+def session_browser():
     """Debian's chromium, one per test process (under xdist a module's tests are spread over the
-    workers, so a module-scoped browser would start again in each worker for each module)."""
+    workers, so a module-scoped browser would start again in each worker for each module). The
+    sync Playwright of a thread drives one browser at a time: a test takes this one."""
     from browser import chromium
 
     with chromium() as b:
         yield b
+
+
+@pytest.fixture
+def browser(session_browser):
+    """The session's browser; the contexts (and pages) a test opens are closed after it."""
+    before = set(session_browser.contexts)
+    yield session_browser
+    for context in session_browser.contexts:
+        if context not in before:
+            context.close()
 
 
 def shared_once(name: str, function):

@@ -55,7 +55,11 @@ class SharedWork:
         """The task's result: run here if no process has claimed it, else waited for."""
         path = self._result_path(name)
         if not path.exists() and self._claim(name):
-            self._run(name)
+            # in a thread of its own, as in the background: what a task holds per thread (a sync
+            # Playwright, say) does not meet what the test's thread holds
+            mine = threading.Thread(target=self._run, args=(name,), daemon=True, name=f"shared-{name}")
+            mine.start()
+            mine.join()
         deadline = time.monotonic() + WAIT_LIMIT
         while not path.exists():
             owner = self._owner(name)

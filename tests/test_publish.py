@@ -17,7 +17,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from browser import chromium, serve, watch_offline
+from browser import serve, watch_offline
 from conftest import QUIET, ROOT, mkdocs_build, shared_dir, shared_once
 
 from fieldguide.chapters import guards as ch
@@ -175,7 +175,7 @@ def _switch(page, title: str) -> None:
     page.locator(".md-version__link", has_text=title).first.click()
 
 
-def test_switching_releases_keeps_page_and_section_offline_and_accessible(tree):
+def test_switching_releases_keeps_page_and_section_offline_and_accessible(tree, browser):
     from axe_playwright_python.sync_playwright import Axe
 
     rec = BuildRecord.read(RECORD_222)
@@ -185,7 +185,7 @@ def test_switching_releases_keeps_page_and_section_offline_and_accessible(tree):
     ensemble = ch.module_counts(mcounts)["ensemble of 16 identical members"]
     first_guard = anatomy.output.splitlines()[1].split("#")[0].strip()
 
-    with serve(tree) as base, chromium() as browser:
+    with serve(tree) as base:
         page = browser.new_page()
         outside, errors = watch_offline(page)
 

@@ -7,7 +7,7 @@ import re
 from urllib.parse import urlparse
 
 import pytest
-from browser import chromium, serve
+from browser import serve
 from conftest import ROOT
 
 from fieldguide import settings
@@ -17,8 +17,9 @@ NAMES = ["set_stance", "cache_size_limit", "recompile_limit", "mark_dynamic"]
 
 
 @pytest.fixture(scope="module")
-def search(built_site):
-    with serve(built_site) as base, chromium() as browser:
+def search(built_site, session_browser):
+    browser = session_browser
+    with serve(built_site) as base:
         page = browser.new_page()
         page.goto(f"{base}/")
         page.wait_for_load_state("networkidle")
