@@ -63,7 +63,7 @@ _work: SharedWork | None = None
 _fresh: dict = {}  # (display path, sorted env items) -> a committed run, or the name of the task running it
 
 
-def _shared_dir(config) -> Path:
+def _run_dir(config) -> Path:
     """One directory for the whole run: the workers' common parent under xdist, else the session's."""
     base = config._tmp_path_factory.getbasetemp()
     return (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "shared"
@@ -114,8 +114,9 @@ def pytest_collection_modifyitems(session, config, items) -> None:
 
 
 def pytest_xdist_make_scheduler(config, log):
-    """Under xdist: one test at a time to whichever worker is free, in the order above (xdist's
-    own modes hand out chunks or whole files, which would start the last tests early)."""
+    """Under xdist: the tests one by one, in the order above, to whichever worker is free (a worker
+    holds the test it runs and the next; xdist's own modes hand out chunks or whole files, which
+    would start the last tests early)."""
     from xdist.scheduler import LoadScopeScheduling
 
     class InOrder(LoadScopeScheduling):
@@ -131,7 +132,7 @@ def pytest_collection_finish(session) -> None:
     readers, on_site = _readers_and_site_tests(session.items)
     if session.config.option.collectonly or not (readers or on_site):
         return
-    _work = SharedWork(_shared_dir(session.config))
+    _work = SharedWork(_run_dir(session.config))
     _work.add("site", lambda: _build_site(_work.dir), nice=0)  # first, at normal priority
     wanted = {name for item in readers for name in item.fixturenames}
     if "axe_sweeps" in wanted:
@@ -155,10 +156,14 @@ def pytest_sessionfinish(session, exitstatus) -> None:
         _work.stop(wait=xdist and exitstatus != pytest.ExitCode.INTERRUPTED)
 
 
-def _shared(name: str):
+def _shared_work() -> SharedWork:
     if _work is None:
-        pytest.fail(f"{name} was not queued: collection did not see a test that reads it")
-    return _work.result(name)
+        pytest.fail("no shared work in this session: collection saw no test that reads the site")
+    return _work
+
+
+def _shared(name: str):
+    return _shared_work().result(name)
 
 
 @pytest.fixture(scope="session")
@@ -227,17 +232,13 @@ def browser(session_browser):
 def shared_once(name: str, function):
     """function()'s JSON result, computed once for the whole run (by whichever process asks
     first): for a fixture too costly to make again in each xdist worker."""
-    if _work is None:
-        pytest.fail(f"{name}: no shared work in this session")
-    _work.add(name, function)
-    return _work.result(name)
+    _shared_work().add(name, function)
+    return _shared(name)
 
 
 def shared_dir() -> Path:
     """A directory of the whole run (every xdist worker's), for what shared_once() makes."""
-    if _work is None:
-        pytest.fail("no shared work in this session")
-    return _work.dir
+    return _shared_work().dir
 
 
 def copy_of_site_cache(site_cache: Path, dest: Path) -> Path:
