@@ -14,6 +14,7 @@ from conftest import ROOT
 
 from fieldguide import gym, tlparse
 from fieldguide.chapters import breaks, capture, marks, realcode
+from fieldguide.claims import render_page
 from fieldguide.record import BuildRecord
 
 DRILLS = gym.load_drills(ROOT / "snippets")
@@ -180,18 +181,18 @@ def test_breaks_follow_the_record(live):
         found = breaks.causes(build.find("breaks/causes.py"))
         assert [c["fn"] for c in found] == list(breaks.CAUSES), build.torch
         broke = sum(c["breaks"] > 0 for c in found)
-        said = f"all {broke} functions" if broke == len(found) else f"{broke} of the {len(found)} functions"
-        assert said in breaks.causes_summary(build.find("breaks/causes.py"))
+        counts = breaks.cause_counts(build.find("breaks/causes.py"))
+        assert counts.outcome == ("all broke" if broke == len(found) else "some broke" if broke else "none broke")
         ids = build.find("breaks/compile_ids.py")
         calls = breaks.compile_id_steps(ids)
         assert len(calls) == 3
         all_ids = [cid for c in calls for cid, _ in c["graphs"]]
-        summary = breaks.compile_id_summary(ids)
-        assert all(f"`[{i}]`" in summary for i in all_ids)
+        measured = breaks.compile_ids(ids)
+        assert all(f"`[{i}]`" in str(measured.slots["ids"]) for i in all_ids)
         logged = build.find("breaks/logged.py")
-        assert (str(len(breaks.logged_breaks(logged))) + " graph break") in breaks.logged_summary(
-            logged
-        ) or not breaks.logged_breaks(logged)
+        assert breaks.logged_count(logged).value == len(breaks.logged_breaks(logged))
+        page = render_page((ROOT / "docs" / "breaks.md").read_text(), build).markdown
+        assert f"fg-explain breaks: explain() per cause (graphs/breaks) = {counts.outcome} " in page
 
 
 def test_compile_ids_name_frame_and_compile(live):
@@ -328,7 +329,7 @@ def _sentences(live):
         n = breaks.logged_count(b.find("breaks/logged.py")).value
         return [
             f"The first call compiled the graph before the break as `[{ids[0][0]}]` and the one after it as `[{ids[0][1]}]`.",
-            f"The channel reported {n} graph break",
+            "The channel reported one graph break." if n == 1 else f"The channel reported {n} graph breaks.",
         ]
 
     def realcode_page(b):

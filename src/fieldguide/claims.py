@@ -21,7 +21,7 @@ import contextvars
 import hashlib
 import html
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -81,10 +81,17 @@ def lines_matching(result: SnippetResult, pattern: str) -> list[Evidence]:
 
 
 # -- facts --------------------------------------------------------------------------------------
+UNRECOGNISED = "unrecognised"  # the outcome of a measurement that fits none of its fact's named outcomes
+
+
 @dataclass(frozen=True)
 class Measured:
     value: object  # what the fact says: a count, a verdict word, a list
     evidence: tuple[Evidence, ...] = ()
+    # for a fact that declares outcomes: which one this measurement is (explain.py picks the text
+    # the page wrote for it), and the values that text may inline as {name}
+    outcome: str = ""
+    slots: Mapping[str, object] = field(default_factory=dict)
 
     def __str__(self) -> str:
         return str(self.value)
@@ -116,6 +123,7 @@ class Fact:
     runs: tuple[Run, ...]
     measure: Callable[..., Measured]
     show: Callable[[object], str] = str  # how a value reads in a table cell
+    outcomes: tuple[str, ...] = ()  # the named outcomes an explanation is written for (explain.py)
 
     def __call__(self, *results: SnippetResult) -> Measured:
         return self.measure(*results)
@@ -136,13 +144,21 @@ def run(path: str, logs: str = "", earlier_logs: tuple[str, ...] = (), **env: st
     return Run(path, tuple(sorted(env.items())), earlier)
 
 
-def fact(name: str, *runs: Run, show: Callable[[object], str] = str) -> Callable[[Callable[..., Measured]], Fact]:
-    """Declare a fact: its name, the runs it reads, and (decorated) how it is measured from them."""
+def fact(
+    name: str, *runs: Run, show: Callable[[object], str] = str, outcomes: tuple[str, ...] = ()
+) -> Callable[[Callable[..., Measured]], Fact]:
+    """Declare a fact: its name, the runs it reads, and (decorated) how it is measured from them.
+
+    `outcomes` names what the measurement can turn out to be; a page explains the fact with one
+    text per outcome (explain.py), and a measurement that fits none of them returns the outcome
+    UNRECOGNISED rather than the nearest named one."""
+    if UNRECOGNISED in outcomes:
+        raise ValueError(f"fact {name!r}: {UNRECOGNISED!r} is every fact's outcome; do not declare it")
 
     def wrap(fn: Callable[..., Measured]) -> Fact:
         if name in FACTS:
             raise ValueError(f"fact {name!r} is defined twice")
-        f = Fact(name, tuple(runs), fn, show)
+        f = Fact(name, tuple(runs), fn, show, tuple(outcomes) + ((UNRECOGNISED,) if outcomes else ()))
         FACTS[name] = f
         return f
 
@@ -340,6 +356,10 @@ def render_page(page: str, build: BuildRecord, root: Path | None = None) -> Rend
     context.activate(context.BuildContext(settings.load(site_root), build))
     try:
         with collecting() as found:
+            from . import explain
+
+            for r in explain.render_page(page, build, build.torch, [(build.torch, build)])[1]:
+                printed.append(r.markdown)
             for m in _EXEC_BLOCK.finditer(page):
                 namespace = sessions.setdefault(m.group("session") or "", {"__name__": "__page__"})
                 buffer = io.StringIO()

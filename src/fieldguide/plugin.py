@@ -42,7 +42,7 @@ import jinja2
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, event_priority
 
-from . import claims, context, downloads, gym, notebook, record, releases, render, serving, tlparse
+from . import claims, context, downloads, explain, gym, notebook, record, releases, render, serving, tlparse
 from .cache import Cache
 from .collect import CollectError
 from .execute import ExecutionFailed, current_toolchain, execute, source_digest
@@ -202,11 +202,36 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
             markdown = render.replay_page_markdown(markdown, f"{self.docs_label}/{page.file.src_uri}", state.replay)
         self._page_markdown = markdown
         claims.begin_page()  # collect the claims this page's code renders
+        markdown = self._explain(markdown, f"{self.docs_label}/{page.file.src_uri}")
         # Search ranks a chapter's section above the other pages that mention the same name
         # (notebooks are not indexed at all: notebook.py); a page's own front matter wins.
         if page.file.src_uri in {ch.page for ch in self.settings.chapters}:
             page.meta.setdefault("search", {}).setdefault("boost", notebook.CHAPTER_SEARCH_BOOST)
         return markdown
+
+    def _explain(self, markdown: str, where: str) -> str:
+        """The page's explain blocks, each replaced by the text written for the outcome its fact took
+        on this build; a block missing the text of an outcome any measured release took fails the build."""
+        if explain.BLOCK_NAME not in markdown:
+            return markdown
+        build = context.active().record
+        if getattr(self, "_explain_for", None) is not build:
+            replay = self.render_state.replay
+            cols = releases.columns(self.settings.root, build, replay) if self._has_releases() else []
+            self._explain_records = [(c.release, c.build) for c in cols if c.build is not None]
+            if not any(c.live for c in cols) and replay is None:
+                self._explain_records.append((build.torch, build))
+            self._explain_for = build
+        try:
+            markdown, _ = explain.render_page(markdown, build, build.torch, self._explain_records)
+        except explain.ExplainError as exc:
+            raise _fail(
+                f"{where}: explanations that cannot be rendered:\n  " + str(exc).replace("\n", "\n  ")
+            ) from None
+        return markdown
+
+    def _has_releases(self) -> bool:
+        return (self.settings.root / "records" / "releases.toml").exists()
 
     def on_page_content(self, html, page, config, files):
         state, where = self.render_state, f"{self.docs_label}/{page.file.src_uri}"

@@ -1,14 +1,15 @@
-"""Render code for lesson 2, "Graph breaks" (docs/breaks.md).
+"""Facts and tables for lesson 2, "Graph breaks" (docs/breaks.md).
 
-Measure → fact → sentence, as in guards.py: each `@fact` reads a recorded run and returns what it
-measured with the output lines it rests on; the render functions turn facts into claims.
+Each `@fact` reads a recorded run and returns what it measured, the output lines it rests on and
+the named outcome it took; the page's explain blocks hold the sentences, one per outcome. The
+functions here build tables; they return no prose.
 """
 
 from __future__ import annotations
 
 import re
 
-from ..claims import Derived, Measured, claim, fact, line_of, markers_for, run
+from ..claims import Derived, Measured, fact, line_of, markers_for, run
 from ..parse.recompiles import parse_recompiles
 from ..record import SnippetResult
 from .common import across, code, plural, shorten, table  # noqa: F401  (across: for the page)
@@ -58,20 +59,62 @@ def _reason_ev(result: SnippetResult, fn: str, reason: str):
     "breaks: explain() per cause (graphs/breaks)",
     CAUSES_RUN,
     show=lambda v: ", ".join(f"{fn} {g}/{b}" for fn, (g, b) in v.items()),
+    outcomes=("all broke", "some broke", "none broke"),
 )
 def cause_counts(result: SnippetResult) -> Measured:
     found = causes(result)
     if not found:
         raise LookupError("no explain() lines")
+    counts = {c["fn"]: (c["graphs"], c["breaks"]) for c in found}
+    broke = [fn for fn, (_, b) in counts.items() if b > 0]
+    whole = [fn for fn, (_, b) in counts.items() if b == 0]
+    outcome = "all broke" if len(broke) == len(counts) else "none broke" if not broke else "some broke"
     return Measured(
-        {c["fn"]: (c["graphs"], c["breaks"]) for c in found}, tuple(_cause_ev(result, c["fn"]) for c in found)
+        counts,
+        tuple(_cause_ev(result, c["fn"]) for c in found),
+        outcome,
+        {
+            "total": Derived(len(counts)),
+            "broke": Derived(len(broke)),
+            "whole": Derived(whole, ", ".join(code(fn) for fn in whole) or "none"),
+        },
     )
 
 
-@fact("breaks: explain() reason for .item()", CAUSES_RUN, show=lambda v: shorten(v, 80))
+@fact(
+    "breaks: graphs per break (explain())",
+    CAUSES_RUN,
+    outcomes=("one graph more than breaks", "other counts"),
+)
+def graphs_per_break(result: SnippetResult) -> Measured:
+    found = [c for c in causes(result) if c["breaks"] > 0]
+    if not found:
+        raise LookupError("no function broke")
+    one_more = all(c["graphs"] == c["breaks"] + 1 for c in found)
+    return Measured(
+        "breaks + 1" if one_more else "other",
+        tuple(_cause_ev(result, c["fn"]) for c in found),
+        "one graph more than breaks" if one_more else "other counts",
+    )
+
+
+@fact(
+    "breaks: explain() reason for .item()",
+    CAUSES_RUN,
+    show=lambda v: shorten(v, 80),
+    outcomes=("gave a reason", "did not break"),
+)
 def item_reason(result: SnippetResult) -> Measured:
     c = next(c for c in causes(result) if c["fn"] == "reads_item")
-    return Measured(c["reasons"][0], (_reason_ev(result, "reads_item", c["reasons"][0]),))
+    if not c["breaks"]:
+        return Measured("no break", (_cause_ev(result, "reads_item"),), "did not break")
+    reason = c["reasons"][0]
+    return Measured(
+        reason,
+        (_reason_ev(result, "reads_item", reason),),
+        "gave a reason",
+        {"reason": Derived(reason, shorten(reason, 100))},
+    )
 
 
 def causes_table(result: SnippetResult) -> str:
@@ -89,58 +132,22 @@ def causes_table(result: SnippetResult) -> str:
     return table(["function", "what it does", "graphs", "breaks", "reason explain() gave"], rows, "--rr-")
 
 
-def causes_summary(result: SnippetResult) -> str:
-    counts = cause_counts(result)
-    broke = [fn for fn, (_, b) in counts.value.items() if b > 0]
-    whole = [fn for fn, (_, b) in counts.value.items() if b == 0]
-    text = [
-        claim(
-            (
-                "On this torch, all {total} functions broke their graph"
-                if len(broke) == len(counts.value)
-                else "On this torch, {broke} of the {total} functions broke their graph"
-            )
-            + (
-                ", each into one more graph than it has breaks"
-                if broke and all(counts.value[fn][0] == counts.value[fn][1] + 1 for fn in broke)
-                else ""
-            )
-            + ".",
-            broke=Derived(len(broke)),
-            total=Derived(len(counts.value)),
-            evidence=list(counts.evidence),
-        ).markdown()
-    ]
-    if whole:
-        text.append(
-            claim(
-                "Traced whole, without a break: {fns}.",
-                fns=Derived(whole, ", ".join(code(fn) for fn in whole)),
-                evidence=[_cause_ev(result, fn) for fn in whole],
-            ).markdown()
-        )
-    item = item_reason(result) if "reads_item" in broke else None
-    if item is not None:
-        text.append(
-            claim(
-                "For `.item()`, `explain` gave the reason {q_reason}.",
-                q_reason=Derived(item.value, shorten(item.value, 100)),
-                evidence=list(item.evidence),
-            ).markdown()
-        )
-    return " ".join(text)
-
-
 # -- TORCH_LOGS=graph_breaks ---------------------------------------------------------------------
 def logged_breaks(result: SnippetResult) -> list[str]:
     """The first line of each graph break the graph_breaks channel reported."""
     return [line for line in result.log("graph_breaks").splitlines() if line.startswith("Graph break")]
 
 
-@fact("breaks: graph breaks on the graph_breaks channel", LOGGED)
+@fact("breaks: graph breaks on the graph_breaks channel", LOGGED, outcomes=("none", "one", "several"))
 def logged_count(result: SnippetResult) -> Measured:
     lines = logged_breaks(result)
-    return Measured(len(lines), tuple(line_of(result, ln) for ln in lines) or (line_of(result, "halfway"),))
+    n = len(lines)
+    return Measured(
+        n,
+        tuple(line_of(result, ln) for ln in lines) or (line_of(result, "halfway"),),
+        "none" if n == 0 else "one" if n == 1 else "several",
+        {"n": Derived(n)},
+    )
 
 
 _WHERE = (
@@ -149,14 +156,21 @@ _WHERE = (
 )
 
 
-@fact("breaks: where the graph_breaks channel places the break", LOGGED, show=lambda v: f"line {v}")
+@fact(
+    "breaks: where the graph_breaks channel places the break",
+    LOGGED,
+    show=lambda v: f"line {v}" if v else "not given",
+    outcomes=("line given", "not given"),
+)
 def logged_where(result: SnippetResult) -> Measured:
     for line in result.log("graph_breaks").splitlines():
         for rx in _WHERE:
             m = rx.search(line)
             if m:
-                return Measured(int(m.group("line")), (line_of(result, line.strip()),))
-    raise LookupError("no location on the graph_breaks channel")
+                return Measured(
+                    int(m.group("line")), (line_of(result, line.strip()),), "line given", {"line": m.group("line")}
+                )
+    return Measured(None, (line_of(result, "halfway"),), "not given")
 
 
 _WHY = (
@@ -167,7 +181,12 @@ _WHY = (
 )
 
 
-@fact("breaks: why, on the graph_breaks channel", LOGGED, show=lambda v: shorten(v, 80))
+@fact(
+    "breaks: why, on the graph_breaks channel",
+    LOGGED,
+    show=lambda v: shorten(v, 80) if v else "not given",
+    outcomes=("reason given", "not given"),
+)
 def logged_why(result: SnippetResult) -> Measured:
     lines = result.log("graph_breaks").splitlines()
     for rx in _WHY:
@@ -180,48 +199,8 @@ def logged_why(result: SnippetResult) -> Measured:
                 nxt = next((ln for ln in lines[i + 1 :] if ln.strip()), "")
                 if nxt and not nxt.startswith(" "):
                     why, at = nxt.strip(), nxt.strip()
-            return Measured(why, (line_of(result, at),))
-    raise LookupError("no reason on the graph_breaks channel")
-
-
-def logged_summary(result: SnippetResult) -> str:
-    n = logged_count(result)
-    if not n.value:
-        return claim(
-            "This torch wrote nothing on the `graph_breaks` channel for this run.", evidence=list(n.evidence)
-        ).markdown()
-    text = [
-        claim(
-            "The channel reported {n} {word}.",
-            n=Derived(n.value),
-            word=Derived("graph break" if n.value == 1 else "graph breaks"),
-            evidence=list(n.evidence),
-        ).markdown()
-    ]
-    try:
-        where = logged_where(result)
-        text.append(
-            claim(
-                "It says where the break is in your code (line {line} of `logged.py`, the `print`)",
-                line=where.value,
-                evidence=list(where.evidence),
-            ).markdown()
-        )
-    except LookupError:
-        where = None
-    try:
-        why = logged_why(result)
-        text.append(
-            claim(
-                ("and " if where else "It says ") + "why dynamo stopped there: {q_why}.",
-                q_why=Derived(why.value, shorten(why.value, 110)),
-                evidence=list(why.evidence),
-            ).markdown()
-        )
-    except LookupError:
-        if where:
-            text[-1] += "."
-    return " ".join(text)
+            return Measured(why, (line_of(result, at),), "reason given", {"why": Derived(why, shorten(why, 110))})
+    return Measured(None, (line_of(result, "halfway"),), "not given")
 
 
 # -- compile ids and resume functions ------------------------------------------------------------
@@ -257,19 +236,65 @@ def _id_ev(result: SnippetResult, cid: str):
     "breaks: compile ids, per call (float32, again, float64)",
     COMPILE_IDS,
     show=lambda v: "; ".join(" ".join(f"[{c}]" for c in ids) or "none" for ids in v),
+    outcomes=("no ids printed", "split at the break", "one graph on the first call"),
 )
 def compile_ids(result: SnippetResult) -> Measured:
     calls = compile_id_steps(result)
     if not calls:
         raise LookupError("no calls printed")
     ids = [[cid for cid, _ in c["graphs"]] for c in calls]
-    return Measured(ids, tuple(_id_ev(result, cid) for group in ids for cid in group) + (line_of(result, "call "),))
+    flat = [cid for group in ids for cid in group]
+    frames = sorted({cid.split("/")[0] for cid in flat if "/" in cid})
+    evidence = tuple(_id_ev(result, cid) for cid in flat) + (line_of(result, "call "),)
+    if not flat:
+        return Measured(ids, evidence, "no ids printed")
+    slots = {
+        "n_graphs": Derived(len(flat), plural(len(flat), "graph")),
+        "ids": Derived(flat, ", ".join(code("[" + i + "]") for i in flat)),
+        "n_frames": Derived(len(frames), plural(len(frames), "frame")),
+        "frames": Derived(frames, ", ".join(code(f) for f in frames)),
+    }
+    if len(ids[0]) < 2:
+        return Measured(ids, evidence, "one graph on the first call", slots)
+    first, second = ids[0][:2]
+    slots |= {"first": f"[{first}]", "second": f"[{second}]"}
+    return Measured(ids, evidence, "split at the break", slots)
 
 
-@fact("breaks: the resume function's name", COMPILE_IDS, show=lambda v: ", ".join(v) or "none logged")
+@fact(
+    "breaks: the same tensor again (second call)",
+    COMPILE_IDS,
+    show=lambda v: v,
+    outcomes=("reused every entry", "compiled again"),
+)
+def second_call(result: SnippetResult) -> Measured:
+    calls = compile_id_steps(result)
+    if len(calls) < 2:
+        raise LookupError("fewer than two calls printed")
+    again = [cid for cid, _ in calls[1]["graphs"]]
+    evidence = (line_of(result, "call 2: "), line_of(result, "call 3: "))
+    if not again:
+        return Measured("compiled nothing", evidence, "reused every entry")
+    ids = Derived(again, ", ".join(code("[" + i + "]") for i in again))
+    return Measured(
+        f"compiled {len(again)}", evidence + tuple(_id_ev(result, c) for c in again), "compiled again", {"ids": ids}
+    )
+
+
+@fact(
+    "breaks: the resume function's name",
+    COMPILE_IDS,
+    show=lambda v: ", ".join(v) or "none logged",
+    outcomes=("logged", "none logged"),
+)
 def resume_names(result: SnippetResult) -> Measured:
     names = sorted({r.function for r in parse_recompiles(result.log("recompiles")) if "resume" in r.function})
-    return Measured(names, tuple(line_of(result, f"Recompiling function {n} ") for n in names))
+    evidence = tuple(line_of(result, f"Recompiling function {n} ") for n in names)
+    if not names:
+        return Measured(names, (line_of(result, "call "),), "none logged")
+    second = [cid for group in compile_ids(result).value for cid in group if cid.startswith("1/")]
+    evidence += tuple(_id_ev(result, c) for c in second[:1])
+    return Measured(names, evidence, "logged", {"names": Derived(names, ", ".join(code(n) for n in names))})
 
 
 def compile_id_table(result: SnippetResult) -> str:
@@ -286,60 +311,3 @@ def compile_id_table(result: SnippetResult) -> str:
             ]
         )
     return table(["call", "graphs compiled, with their compile id", "functions recompiled (log)"], rows)
-
-
-def resume_functions(result: SnippetResult) -> list[str]:
-    return resume_names(result).value
-
-
-def compile_id_summary(result: SnippetResult) -> str:
-    ids = compile_ids(result)
-    flat = [cid for group in ids.value for cid in group]
-    if not flat:
-        return claim("The backend printed no compile id on this torch.", evidence=list(ids.evidence)).markdown()
-    frames = sorted({cid.split("/")[0] for cid in flat if "/" in cid})
-    text = [
-        claim(
-            "This run compiled {n} {word} with the ids {ids}: {f} {fword} ({frames}).",
-            n=Derived(len(flat)),
-            word=Derived("graph" if len(flat) == 1 else "graphs"),
-            ids=Derived(flat, ", ".join(code("[" + i + "]") for i in flat)),
-            f=Derived(len(frames)),
-            fword=Derived("frame" if len(frames) == 1 else "frames"),
-            frames=Derived(frames, ", ".join(code(f) for f in frames)),
-            evidence=[_id_ev(result, cid) for cid in flat],
-        ).markdown()
-    ]
-    resumes = resume_names(result)
-    second = [cid for cid in flat if cid.startswith("1/")]
-    if resumes.value and second:
-        text.append(
-            claim(
-                "Frame `1` is not a function you wrote: the recompile log calls it {names}, the resume function dynamo "
-                "generated for the code after the break.",
-                names=Derived(resumes.value, ", ".join(code(r) for r in resumes.value)),
-                evidence=list(resumes.evidence) + [_id_ev(result, second[0])],
-            ).markdown()
-        )
-    if len(ids.value) > 1 and not ids.value[1]:
-        text.append(
-            claim(
-                "The second call, with the same tensor, compiled nothing: both frames reused their entries.",
-                evidence=[line_of(result, "call 2: "), line_of(result, "call 3: ")],
-            ).markdown()
-        )
-    return " ".join(text)
-
-
-def compile_ids_claim(result: SnippetResult) -> str:
-    """The first call's compile ids, as a claim resting on the lines the backend printed."""
-    ids = compile_ids(result).value
-    if not ids or len(ids[0]) < 2:
-        return ""
-    a, b = ids[0][:2]
-    return claim(
-        "The first call compiled the graph before the break as {q_first} and the one after it as {q_second}.",
-        evidence=[_id_ev(result, a), _id_ev(result, b)],
-        q_first=f"[{a}]",
-        q_second=f"[{b}]",
-    ).markdown()
