@@ -261,10 +261,13 @@ def render(block: Block, build: BuildRecord, torch: str) -> Rendered:
         return Rendered(block, None, None, text)
     body = block.texts.get(m.outcome)
     if body is None:  # only a torch no committed record holds gets here (check() fails the rest)
-        raise ExplainError(
-            f"line {block.line}: fact {block.fact!r} took the outcome {m.outcome!r} on torch {torch}, "
-            "and the page has no text for it" + (f" ({m.value})" if m.outcome == UNRECOGNISED else "")
+        text = (
+            f'!!! warning "No explanation written for what torch {torch} printed here"\n'
+            f"    “{block.fact}” took the outcome “{m.outcome}” on this torch, and this page has no text "
+            "for it: the output above is what it printed, unexplained. Adding the release to "
+            "records/releases.toml and measuring it (`nox -s matrix`) makes the build ask for that text.\n"
         )
+        return Rendered(block, m.outcome, None, text)
     c = fill(body, m)
     _collect(c)
     mark = f"<!-- fg-explain {_comment(block.fact)} = {_comment(m.outcome)} -->"  # for tests and reviewers
