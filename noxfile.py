@@ -198,6 +198,16 @@ def diff(session: nox.Session) -> None:
 
 
 @nox.session
+def review(session: nox.Session) -> None:
+    """One release's explanations for an audit: nox -s review -- RELEASE [--record FILE] [--out FILE]
+    writes build/review/torch-RELEASE.md (each explain block's outcome, its text and its evidence)."""
+    if not session.posargs:
+        session.error(f"name a release: nox -s review -- {DEFAULT_TORCH} (listed: {', '.join(RELEASES)})")
+    python = torch_python(session, DEFAULT_TORCH)
+    session.run(python, "-m", "fieldguide.review", *session.posargs, external=True)
+
+
+@nox.session
 def upgrade(session: nox.Session) -> None:
     """Build against another torch and report what changed: nox -s upgrade -- 2.14.1 [--refresh]"""
     parser = argparse.ArgumentParser(prog="nox -s upgrade --", description="Build against another torch and diff it.")
