@@ -5,13 +5,12 @@ from __future__ import annotations
 import json
 import re
 from html import escape as html_escape
-from html import unescape as html_unescape
 
 import pytest
 from browser import serve
 from conftest import FRESH, ROOT
 
-from fieldguide import gym, messages
+from fieldguide import gym
 from fieldguide.record import BuildRecord, SnippetResult
 
 DRILL = gym.load_drill(ROOT / "snippets" / "gym" / "gym-10.toml")
@@ -38,7 +37,7 @@ def measured(site_record, scenario) -> dict:
     return {
         "before": before,
         "after": after,
-        "verdict": "recompiles" if after > before else "reuses",
+        "new": after > before,
         "log": s["logs"].get("recompiles", ""),
     }
 
@@ -64,13 +63,13 @@ def test_answer_key_equals_the_measured_counters(built_site, site_record, drill)
     for scenario in drill.scenarios:
         m = measured(site_record, scenario)
         answer = key[scenario.id]
-        assert (answer["before"], answer["after"], answer["verdict"]) == (m["before"], m["after"], m["verdict"]), (
-            scenario.id
-        )
-        if answer["verdict"] == "recompiles":
-            assert answer["guard"] in m["log"]  # the logged reason, or "" where torch logged none
+        assert (answer["before"], answer["after"]) == (m["before"], m["after"]), scenario.id
+        assert (answer["verdict"] == "reuses") == (not m["new"]), scenario.id
+        assert answer["verdict"] in gym.VERDICTS, scenario.id  # never "unrecognised" on the default torch
+        if answer["outcome"] == "recompiles":  # read from the log: a `Recompiling function` with its failed guard
+            assert "Recompiling function" in m["log"] and answer["guard"] and answer["guard"] in m["log"]
         else:
-            assert answer["guard"] == ""  # a reuse's reason is the guards it passed: see test_course.py
+            assert answer["guard"] == ""
 
 
 def test_a_scenario_without_a_verdict_fails_the_drill():
@@ -132,17 +131,15 @@ def test_answering_revealing_scoring_persistence_and_reset(browser, built_site, 
             m = measured(site_record, scenario)
             text = reveal.inner_text()
             assert f"was {m['before']} before the last call and {m['after']} after it" in text
-            assert gym.VERDICTS[m["verdict"]].lower() in text
-            if m["verdict"] == "recompiles" and key[scenario.id]["guard"]:
-                assert key[scenario.id]["guard"] in text
-                words = html_unescape(re.sub(r"<[^>]+>", "", gym.what_changed(key[scenario.id]["guard"])))
-                assert f"What changed: {words}" in text  # explained in words, from the measured failure
-                assert messages.OTHER.text not in text
-            elif m["verdict"] == "reuses":
+            verdict = key[scenario.id]["verdict"]
+            assert gym.VERDICTS[verdict].lower() in text
+            if key[scenario.id]["outcome"] == "recompiles":
+                assert key[scenario.id]["guard"] in text and "first failed guard" in text
+            elif verdict == "reuses":
                 assert "nothing new was compiled" in text
             assert reveal.locator("a", has_text="Why").count() == 1
-            right += choice == m["verdict"]
-            assert ("Correct." in text) == (choice == m["verdict"])
+            right += choice == verdict
+            assert ("Correct." in text) == (choice == verdict)
         score = drill.locator(".gym-score")
         assert score.inner_text() == f"Score: {right} correct of {n} answered ({n} scenarios)"
         other = page.locator('.gym-drill[data-drill="gym-11"] .gym-score')
@@ -235,7 +232,7 @@ def test_without_javascript_the_page_says_so(browser, built_site):
         page = context.new_page()
         page.goto(f"{base}/gym/")
         notes = page.locator(".gym-noscript")
-        assert notes.count() == len(DRILLS)
+        assert notes.count() == 1  # one note, above the drills
         assert "needs JavaScript" in notes.first.inner_text() and notes.first.is_visible()
         assert page.locator(".gym-choice").first.is_hidden()  # no button that cannot work
         assert page.locator(".gym-scenario pre").first.is_visible()  # the scenarios can still be read
@@ -254,16 +251,16 @@ def test_a_reuse_is_explained_by_the_guards_that_passed(built_site, site_record)
                 continue
             reuses += 1
             assert answer.guards, f"{scenario.id}: the guards channel was measured but no dump was parsed"
-            assert f"{len(answer.guards)} guards in its dump" in reveal
+            assert f"{len(answer.guards)} guards (<code>TORCH_LOGS=guards</code>)" in reveal
             tensor = next(
                 (g for g in answer.guards if re.search(r"check_tensor\(.*size=\[[^\]]*None", g.predicate)), None
             )
             if tensor is not None:  # a dimension the measurement shows as symbolic
-                assert "Already symbolic" in reveal, scenario.id
+                assert "printed as <code>None</code>" in reveal, scenario.id
             if scenario.guard:
                 on = [g for g in answer.guards if gym._on(scenario.guard, g)]
                 assert all(html_escape(g.predicate) in reveal for g in on), scenario.id
-                assert on or "No line of the guard dump" in reveal
+                assert on or "none</td>" in reveal
     assert reuses, "no drill has a reuse scenario to explain"
 
 
@@ -281,7 +278,12 @@ def reveals(release):
     for drill in DRILLS:
         key = gym.answer_key(drill, build)
         for s in drill.scenarios:
-            yield drill, s, key[s.id], gym.explain(key[s.id], s.guard)
+            yield (
+                drill,
+                s,
+                key[s.id],
+                gym.reveal_text(drill, s, key[s.id], build.torch) + gym.measured(key[s.id], s.guard),
+            )
 
 
 def find(release, drill_number, sid):
@@ -308,19 +310,17 @@ def test_a_reuse_describes_the_entry_the_call_passed(release):
 
 
 @pytest.mark.parametrize("release", list(REVIEWED))
-def test_a_value_is_said_uncompared_only_when_its_guards_check_a_type(release):
+def test_a_reuse_shows_the_guards_on_its_focus_or_says_none(release):
     for _drill, s, answer, reveal in reveals(release):
         if answer.verdict != "reuses" or not s.guard:
             continue
         mine = [g.predicate for g in answer.guards if gym._on(s.guard, g)]
-        if "not its value" in reveal:
-            assert mine and all(re.match(r"___check_type_id\(|not math\.isnan\(", m) for m in mine), s.id
-        if not mine:  # say only what the dump prints
-            assert "No line of the guard dump" in reveal, s.id
+        assert all(html_escape(m) in reveal for m in mine) and (mine or "none</td>" in reveal), s.id
+        assert "not its value" not in reveal  # no interpretation chosen by code
     s, answer, reveal = find(DEFAULT_TORCH, 12, "threads-same")
     state = [g.predicate for g in answer.guards if "num_threads" in g.predicate]
     if state:  # printed as ___check_global_state() against {... "num_threads": ...}
-        assert "not its value" not in reveal and html_escape(state[0]) in reveal
+        assert html_escape(state[0]) in reveal
 
 
 def test_a_recompile_without_a_logged_failure_shows_the_identity_guards_that_differ():
@@ -328,7 +328,8 @@ def test_a_recompile_without_a_logged_failure_shows_the_identity_guards_that_dif
     for number, sid in ((10, "twin-module"), (10, "other-module"), (12, "layer-idx"), (12, "block-no-idx")):
         s, answer, reveal = find("2.2.2", number, sid)
         assert answer.verdict == "recompiles" and not answer.failing_guard, sid
-        assert "logged no guard failure for the last call" in reveal and "were checked and failed" not in reveal
+        assert answer.outcome == "recompiles: identity guard, not logged", sid
+        assert "logged no <code>Recompiling function</code> line" in reveal
         ids = [
             g.predicate for e in answer.entries for g in e.guards if g.predicate.startswith("___check_obj_id(L['self']")
         ]
@@ -336,32 +337,47 @@ def test_a_recompile_without_a_logged_failure_shows_the_identity_guards_that_dif
 
 
 @pytest.mark.parametrize("release", list(REVIEWED))
-def test_what_changed_is_never_the_generic_other_text(release):
-    other = html_escape(messages.OTHER.text)
-    for _drill, s, _answer, reveal in reveals(release):
-        assert other not in reveal, s.id
-    for number, sid in ((8, "list-length"), (9, "disabled"), (12, "inference-tensor")):
-        s, answer, reveal = find(release, number, sid)
-        if answer.verdict == "recompiles":
-            assert "What changed:" in reveal, sid
-            if messages.kind_of(messages.normalize("- " + answer.failing_guard)) is messages.OTHER:
-                assert "compares" in reveal, (sid, reveal)  # what the failed line literally compares
-    s, answer, reveal = find(release, 12, "threads")
-    named = re.match(r"GLOBAL_STATE changed: (\S+)", answer.failing_guard)
-    if named:  # the log names the state that changed: so does "What changed", not another state as an example
-        assert re.search(r"What changed:</strong> [^<]*the log names it: <code>" + named.group(1), reveal), reveal
-    else:  # an unnamed ambient-state failure: no state is named as if the log had said it
-        assert "grad mode" not in reveal and "does not name which state" in reveal, reveal
+def test_a_first_compile_is_not_called_a_recompile(release):
+    """After torch.compiler.reset(), and for the other resume function, the log shows new code."""
+    s, answer, reveal = find(release, 8, "reset")
+    assert (answer.verdict, answer.outcome) == ("compiles new code", "compiles new code: same guards")
+    assert not answer.recompiles and "a first compile rather than a recompile" in reveal
+    s, answer, reveal = find(release, 9, "branch-flip")
+    assert (answer.verdict, answer.outcome) == ("compiles new code", "compiles new code: another function")
+    (new,) = answer.new_entries
+    earlier = [e for e in answer.entries if not e.new and e.frame == new.frame]
+    assert (new.line, [e.line for e in earlier]) == (10, [9]), (new, earlier)
+    assert "no guard in these dumps tells" not in reveal and "cites line 9" in reveal
+
+
+def test_every_outcome_on_every_release_has_its_text():
+    records = [(r, BuildRecord.read(_releases.record_file(ROOT, r))) for r in _LISTED]
+    assert gym.check_reveals(DRILLS, records) == []
+    drill = next(d for d in DRILLS if d.number == 8)
+    bare = gym.Drill(drill.number, drill.title, drill.lesson, drill.intro, drill.scenarios, drill.source)
+    problems = gym.check_reveals([bare], records[:1])
+    assert any("'keyword' took the outcome 'reuses' on torch 2.2.2" in p for p in problems), problems
+
+
+def test_reveals_in_the_drills_name_only_outcomes_and_slots_that_exist(tmp_path):
+    path = tmp_path / "gym-1.toml"
+    base = 'number = 1\ntitle = "T"\nlesson = "x.md"\n[[scenario]]\nid = "a"\ntitle = "A"\nsnippet = "s.py"\nexplained = "x.md"\n'
+    path.write_text(base + '[reveal]\n"recompiles sometimes" = "x"\n')
+    with pytest.raises(gym.DrillError, match="no outcome is named"):
+        gym.load_drill(path)
+    path.write_text(base + '[reveal]\nreuses = "{failures}"\n')
+    with pytest.raises(gym.DrillError, match="does not measure"):
+        gym.load_drill(path)
 
 
 @pytest.mark.parametrize("release", list(REVIEWED))
 def test_a_recompile_shows_every_function_and_failure_logged_and_every_new_graph(release):
     seen_two = False
     for _drill, s, answer, reveal in reveals(release):
-        if answer.verdict != "recompiles":
+        if answer.outcome != "recompiles":
             continue
-        n = answer.after - answer.before
-        assert f"compiled {n} new graph{'s' if n != 1 else ''}" in reveal, s.id
+        assert f"new graphs</th><td>{answer.after - answer.before}<" in reveal, s.id
+        assert "the first failed guard" in reveal and "held for the last call" not in reveal, s.id
         for r in answer.recompiles:
             assert html_escape(f"Recompiling function {r.function}") in reveal or not r.failures, s.id
             assert "site-packages" not in reveal, s.id  # no path into this machine's torch install
@@ -370,7 +386,7 @@ def test_a_recompile_shows_every_function_and_failure_logged_and_every_new_graph
         seen_two |= sum(len(r.failures) for r in answer.recompiles) > 1
     assert seen_two  # some scenario logs two failures for its last call (gym-11 static)
     s, answer, reveal = find(release, 9, "break-dtype")  # the function and its resume function both recompile
-    assert len(answer.recompiles) == 2 and "compiled 2 new graphs" in reveal
+    assert len(answer.recompiles) == 2 and "new graphs</th><td>2<" in reveal
 
 
 def test_flat_dumps_show_no_inferred_kind_labels():
@@ -390,7 +406,7 @@ def test_the_counts_name_the_last_call(built_site):
 
 def guess_patterns(n):
     """What a reader who does not think might answer: constant, alternating, in pairs, one half then the other."""
-    a, b = gym.VERDICTS
+    a, b = "reuses", "recompiles"
     out = {}
     for x, y in ((a, b), (b, a)):
         out[f"always {x}"] = [x] * n

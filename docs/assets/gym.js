@@ -3,7 +3,7 @@
 // (see fieldguide/gym.py: encode): decoded only when the reader answers. Answers persist in localStorage.
 (function () {
   "use strict";
-  var LABELS = { reuses: "reuses the entry", recompiles: "recompiles" };
+  var LABELS = { reuses: "reuses the entry", recompiles: "recompiles", "compiles new code": "compiles new code" };
 
   function load(storeKey) {
     try {

@@ -3,8 +3,20 @@
 A drill is data plus snippets: ``snippets/gym/gym-<N>.toml`` lists its scenarios, each a snippet
 that calls a compiled function once, prints ``before: <unique_graphs>``, calls it again and
 prints ``after: <unique_graphs>``, run with ``TORCH_LOGS=recompiles,guards``. The plugin collects
-those snippets like any page's; this module turns their results into the answer key and the
-page. A scenario whose measurement is missing or yields no verdict fails the build.
+those snippets like any page's; this module turns their results into the answer key.
+
+A scenario's verdict is read from its log: the last call **reuses** an entry (no new graph),
+**recompiles** (a guard of an existing entry of the same code failed: the recompiles channel
+logged ``Recompiling function ...`` with the failed guard, or, where torch 2.2 to 2.4 log
+nothing for a new module instance, the dumps show the earlier entry's identity guard on another
+object) or **compiles new code** (a function compiled for the first time: a frame with no earlier
+entry, or one whose earlier entry prints the very same guards, as after ``torch._dynamo.reset()``).
+The finer `outcome` names which of these the log showed; a log that fits none is ``unrecognised``.
+
+The reveal's words are not here: each drill's TOML holds one text per outcome (``[reveal]``, and
+a scenario's own ``[scenario.reveal]`` first), with ``{slot}`` values filled from the measurement.
+This module computes verdicts, failed and passed guards, and short labelled tables; a scenario
+whose outcome on any measured release has no text fails the build (`check_reveals`).
 """
 
 from __future__ import annotations
@@ -15,21 +27,41 @@ import html
 import json
 import re
 import tomllib
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import messages
 from .fences import SnippetFence
 from .parse.guard_dump import Guard, parse_check_tensor, parse_guards_log
 from .parse.recompiles import Recompile, parse_recompiles
 from .record import BuildRecord, SnippetResult
 
 GYM_PAGE = "gym/index.md"
-VERDICTS = {"reuses": "Reuses the entry", "recompiles": "Recompiles"}
+REUSES, RECOMPILES, NEW_CODE, UNRECOGNISED = "reuses", "recompiles", "compiles new code", "unrecognised"
+VERDICTS = {REUSES: "Reuses the entry", RECOMPILES: "Recompiles", NEW_CODE: "Compiles new code"}  # the choices
+
+# outcome (what the log showed) -> its verdict, and the slots a text for it may name
+OUTCOMES = {
+    "reuses": REUSES,
+    "recompiles": RECOMPILES,  # `Recompiling function` with failed guards, logged for the last call
+    "recompiles: identity guard, not logged": RECOMPILES,  # no line logged; the earlier entry's id guard differs
+    "compiles new code: another function": NEW_CODE,  # a frame (name and first line) with no earlier entry
+    "compiles new code: same guards": NEW_CODE,  # the earlier entry of the frame prints the same guards
+    UNRECOGNISED: UNRECOGNISED,
+}
+_COMMON = ("torch", "before", "after", "new")
+SLOTS = {
+    "reuses": _COMMON + ("frame", "focus"),
+    "recompiles": _COMMON + ("function", "functions", "failures"),
+    "recompiles: identity guard, not logged": _COMMON + ("frame",),
+    "compiles new code: another function": _COMMON + ("frame", "line", "earlier_lines"),
+    "compiles new code: same guards": _COMMON + ("frame", "guards"),
+    UNRECOGNISED: _COMMON + ("reason",),
+}
 
 
 class DrillError(ValueError):
-    """A drill that cannot be rendered: bad data, or a measurement without a verdict."""
+    """A drill that cannot be rendered: bad data, a measurement without a verdict, a missing text."""
 
 
 @dataclass(frozen=True)
@@ -39,6 +71,7 @@ class Scenario:
     snippet: str
     explained: str
     guard: str = ""  # for a reuse: the source whose guards (of the newest entry) the call passed
+    reveal: tuple[tuple[str, str], ...] = ()  # this scenario's own texts, outcome -> Markdown
 
     @property
     def fence(self) -> SnippetFence:
@@ -55,6 +88,7 @@ class Drill:
     scenarios: tuple[Scenario, ...]
     source: str
     lesson_number: int = 0  # its lesson's place in the course (the gym lists drills by lesson)
+    reveal: tuple[tuple[str, str], ...] = ()  # the drill's texts, outcome -> Markdown
 
     @property
     def label(self) -> str:
@@ -64,9 +98,30 @@ class Drill:
     def anchor(self) -> str:
         return f"gym-{self.number}"
 
+    def text(self, scenario: Scenario, outcome: str) -> str | None:
+        """The text written for `outcome`: the scenario's own, else the drill's; None if neither."""
+        return dict(scenario.reveal).get(outcome, dict(self.reveal).get(outcome))
+
 
 def load_drill(path: Path) -> Drill:
     return _parse_drill(path.name, path.read_text(encoding="utf-8"))
+
+
+def _texts(table: object, where: str) -> tuple[tuple[str, str], ...]:
+    if not isinstance(table, dict):
+        raise TypeError(f"{where}: reveal must be a table of outcome = text")
+    for outcome, text in table.items():
+        if outcome not in OUTCOMES:
+            raise ValueError(f"{where}: no outcome is named {outcome!r} (outcomes: {', '.join(OUTCOMES)})")
+        if not isinstance(text, str) or not text.strip():
+            raise ValueError(f"{where}: the text for {outcome!r} is empty")
+        unknown = [s for s in _slots_in(text) if s not in SLOTS[outcome]]
+        if unknown:
+            raise ValueError(
+                f"{where}: the text for {outcome!r} names {', '.join(unknown)}, which that outcome does not "
+                f"measure (its slots: {', '.join(SLOTS[outcome])})"
+            )
+    return tuple((k, v) for k, v in table.items())
 
 
 @functools.lru_cache(maxsize=64)
@@ -76,7 +131,14 @@ def _parse_drill(name: str, text: str) -> Drill:
         data = tomllib.loads(text)
         # Drills may carry more fields than these; the page reads only what it needs.
         scenarios = tuple(
-            Scenario(str(s["id"]), s["title"], s["snippet"], s["explained"], s.get("guard", ""))
+            Scenario(
+                str(s["id"]),
+                s["title"],
+                s["snippet"],
+                s["explained"],
+                s.get("guard", ""),
+                _texts(s.get("reveal", {}), f"scenario {s['id']}"),
+            )
             for s in data["scenario"]
         )
         drill = Drill(
@@ -87,6 +149,7 @@ def _parse_drill(name: str, text: str) -> Drill:
             scenarios,
             name,
             int(data.get("lesson_number", 0)),
+            _texts(data.get("reveal", {}), "reveal"),
         )
     except (tomllib.TOMLDecodeError, KeyError, TypeError, ValueError) as exc:
         raise DrillError(f"{name}: not a valid drill ({type(exc).__name__}: {exc})") from None
@@ -109,44 +172,112 @@ class Entry:
     frame: str  # the function the guards' comments name ("f", "torch_dynamo_resume_in_f_at_9"), "" if none
     guards: tuple[Guard, ...]
     new: bool = False  # compiled during the last call
+    line: int = 0  # the first line of the frame's own file its guards cite (tells two resume functions apart)
 
     @property
     def flat(self) -> bool:
         return any(g.flat for g in self.guards)
 
+    @property
+    def code(self) -> tuple[str, int]:
+        """Which code the entry is for, as far as its dump shows: the function's name and first cited line."""
+        return self.frame, self.line
+
 
 @dataclass(frozen=True)
 class Answer:
-    verdict: str  # "reuses" | "recompiles"
+    verdict: str  # "reuses" | "recompiles" | "compiles new code" | "unrecognised"
     before: int
     after: int
-    failing_guard: str  # the first failure line logged for the last call, "" when reused or none logged
+    failing_guard: str  # the first failure line logged for the last call, "" when none logged
     guards: tuple[Guard, ...] = ()  # for a reuse: the dump of the entry whose guards on the focus held
     earlier: tuple[str, ...] = ()  # guard failures logged before the last call (what made the entries)
     passed_guards: tuple[str, ...] = ()  # for a reuse: that entry's guards on the scenario's `guard` source
     recompiles: tuple[Recompile, ...] = ()  # logged for the last call: the function and every failure line
     entries: tuple[Entry, ...] = ()  # every dump the snippet logged, in order
     frame: str = ""  # for a reuse: the frame of `guards`
+    outcome: str = ""  # which reading of the log gave the verdict (a key of OUTCOMES)
+    reason: str = ""  # for "unrecognised": what did not fit
+    differences: tuple[tuple[str, str], ...] = ()  # identity outcome: (earlier entry's guard, new entry's)
 
     @property
     def new_graphs(self) -> int:
         return self.after - self.before
 
     @property
+    def new_entries(self) -> tuple[Entry, ...]:
+        return tuple(e for e in self.entries if e.new)
+
+    @property
     def why(self) -> str:
-        """The measured reason for the verdict: the failed guard, or the guards the call passed."""
-        if self.verdict == "recompiles":
-            return self.failing_guard or "TORCH_LOGS=recompiles logged no guard failure for the last call"
-        return "; ".join(self.passed_guards)
+        """The measured reason for the verdict: the failed guard, the guards the call passed, the new code."""
+        if self.outcome == "recompiles":
+            return self.failing_guard
+        if self.verdict == RECOMPILES:
+            return "; ".join(f"{a} -> {b}" for a, b in self.differences)
+        if self.verdict == NEW_CODE:
+            return ", ".join(f"{e.frame}:{e.line}" for e in self.new_entries)
+        if self.verdict == REUSES:
+            return "; ".join(self.passed_guards)
+        return self.reason
 
 
-_FRAME = re.compile(r"\.py:\d+ in (\w+)\s*$")
+_FRAME = re.compile(r"(?P<file>[\w./-]+\.py):(?P<line>\d+) in (?P<name>\w+)\s*(?:\(HINT:.*\))?\s*$")
+
+
+def _cited(dump) -> list[re.Match]:
+    return [m for g in dump if "_dynamo/" not in g.comment and (m := _FRAME.search(g.comment))]
 
 
 def frame_of(dump: list[Guard] | tuple[Guard, ...]) -> str:
     """The function a dump's entry belongs to, as its guards' comments name it (the user code's line)."""
-    names = [m.group(1) for g in dump if "_dynamo/" not in g.comment and (m := _FRAME.search(g.comment))]
+    names = [m.group("name") for m in _cited(dump)]
     return max(set(names), key=names.count) if names else ""
+
+
+def first_line_of(dump, frame: str) -> int:
+    """The lowest line of `frame`'s own code its guards cite (0 if none): two resume functions of one
+    function share a name (`torch_dynamo_resume_in_clip_at_8`) and start at different lines."""
+    cited = [m for m in _cited(dump) if m.group("name") == frame]
+    files = [m.group("file") for m in cited]
+    if not files:
+        return 0
+    own = max(set(files), key=files.count)
+    return min(int(m.group("line")) for m in cited if m.group("file") == own)
+
+
+def _same_guards(a: Entry, b: Entry) -> bool:
+    return sorted(g.predicate for g in a.guards) == sorted(g.predicate for g in b.guards)
+
+
+def _id_differences(old: Entry, new: Entry) -> list[tuple[str, str]]:
+    return [(o, n) for o, n in _differences(old, new) if o.startswith("___check_obj_id(")]
+
+
+def _unlogged(entries: tuple[Entry, ...]) -> tuple[str, str, tuple[tuple[str, str], ...]]:
+    """(outcome, reason, id differences) for a new graph the recompiles channel logged nothing for."""
+    new = [e for e in entries if e.new]
+    if not new:
+        return UNRECOGNISED, "a new graph, and no new guard dump for it", ()
+    kinds, diffs = set(), []
+    for entry in new:
+        older = [e for e in entries if not e.new and e.code == entry.code]
+        if not older:
+            kinds.add("compiles new code: another function")
+        elif any(_same_guards(o, entry) for o in older):
+            kinds.add("compiles new code: same guards")
+        elif all(_id_differences(o, entry) for o in older):
+            kinds.add("recompiles: identity guard, not logged")
+            diffs += _differences(older[-1], entry)
+        else:
+            return (
+                UNRECOGNISED,
+                f"a new entry of {entry.frame or 'an unnamed frame'} that differs from the earlier one in no identity guard, and no recompile logged",
+                (),
+            )
+    if len(kinds) != 1:
+        return UNRECOGNISED, f"new entries of different kinds: {', '.join(sorted(kinds))}", ()
+    return kinds.pop(), "", tuple(diffs)
 
 
 def measure(scenario: Scenario, result: SnippetResult | None) -> Answer:
@@ -168,32 +299,42 @@ def measure(scenario: Scenario, result: SnippetResult | None) -> Answer:
     earlier = tuple(r.failures[0].reason for r in parse_recompiles(first_call) if r.failures)
     # the dumps as the guards channel logged them; those logged after "before:" are the last call's new entries
     old = sum(line.strip() == "GUARDS:" for line in first_call.splitlines())
-    entries = tuple(
-        Entry(frame_of(d), tuple(d), i >= old) for i, d in enumerate(parse_guards_log(result.log("guards")))
-    )
-    if a > b:  # a new graph; torch does not always log a reason for it (a new frame, not a guard failure)
+    entries = []
+    for i, d in enumerate(parse_guards_log(result.log("guards"))):
+        name = frame_of(d)
+        entries.append(Entry(name, tuple(d), i >= old, first_line_of(d, name)))
+    entries = tuple(entries)
+    common = dict(before=b, after=a, earlier=earlier, recompiles=recompiles, entries=entries)
+    if a > b:
+        if failures:  # a guard of a cached entry failed, and the log says which
+            return Answer(RECOMPILES, failing_guard=failures[0].reason, outcome="recompiles", **common)
+        if recompiles:
+            return Answer(
+                UNRECOGNISED,
+                failing_guard="",
+                outcome=UNRECOGNISED,
+                reason="a recompile logged without a failed guard",
+                **common,
+            )
+        outcome, reason, diffs = _unlogged(entries)
+        return Answer(OUTCOMES[outcome], failing_guard="", outcome=outcome, reason=reason, differences=diffs, **common)
+    if recompiles:  # guards failed, yet no graph was added (a cache limit, for example)
         return Answer(
-            "recompiles",
-            b,
-            a,
-            failures[0].reason if failures else "",
-            (),
-            earlier,
-            recompiles=recompiles,
-            entries=entries,
+            UNRECOGNISED,
+            failing_guard="",
+            outcome=UNRECOGNISED,
+            reason="a recompile logged, and no new graph",
+            **common,
         )
     chosen = passed_entry(scenario, entries)
     return Answer(
-        "reuses",
-        b,
-        a,
-        "",
-        chosen.guards if chosen else (),
-        earlier,
-        passed_guards(scenario, result),
-        recompiles,
-        entries,
-        chosen.frame if chosen else "",
+        REUSES,
+        failing_guard="",
+        guards=chosen.guards if chosen else (),
+        passed_guards=passed_guards(scenario, result),
+        frame=chosen.frame if chosen else "",
+        outcome="reuses",
+        **common,
     )
 
 
@@ -228,7 +369,7 @@ def passed_guards(scenario: Scenario, result: SnippetResult) -> tuple[str, ...]:
         found = _focus_guards(scenario.guard, dump)
         if found:
             return tuple(found)
-    return (f"all {len(dumps[-1])} guards of the newest entry",)
+    return (f"all {len(dumps[-1])} guards, newest entry",)
 
 
 def find_result(build: BuildRecord, scenario: Scenario) -> SnippetResult | None:
@@ -281,23 +422,122 @@ def decode(blob: str, salt: str) -> dict:
     return json.loads(bytes(b ^ key[i % len(key)] for i, b in enumerate(raw)).decode("utf-8"))
 
 
+# -- the texts: one per outcome, written in the drill's TOML -------------------------------------
+_SLOT = re.compile(r"\{\{|\}\}|\{(?P<name>[A-Za-z_]\w*)(?::(?P<fmt>code))?\}")
+
+
+def _slots_in(text: str) -> list[str]:
+    return [m.group("name") for m in _SLOT.finditer(text) if m.group("name")]
+
+
+def slots(answer: Answer, torch: str, scenario: Scenario) -> dict[str, str]:
+    """The values a text for the answer's outcome may inline (every value measured, none a sentence)."""
+    out = {"torch": torch, "before": str(answer.before), "after": str(answer.after), "new": str(answer.new_graphs)}
+    new = answer.new_entries
+    if answer.outcome == "reuses":
+        out |= {"frame": answer.frame, "focus": scenario.guard}
+    elif answer.outcome == "recompiles":
+        logged = [r for r in answer.recompiles if r.failures]
+        out |= {
+            "function": logged[0].function,
+            "functions": ", ".join(dict.fromkeys(r.function for r in logged)),
+            "failures": str(sum(len(r.failures) for r in logged)),
+        }
+    elif answer.outcome == "recompiles: identity guard, not logged":
+        out |= {"frame": new[0].frame}
+    elif answer.outcome == "compiles new code: another function":
+        earlier = [e for e in answer.entries if not e.new and e.frame == new[0].frame]
+        out |= {
+            "frame": new[0].frame,
+            "line": str(new[0].line),
+            "earlier_lines": ", ".join(dict.fromkeys(str(e.line) for e in earlier)),
+        }
+    elif answer.outcome == "compiles new code: same guards":
+        out |= {"frame": new[0].frame, "guards": str(len(new[0].guards))}
+    else:
+        out |= {"reason": answer.reason}
+    return out
+
+
+def _fill(text: str, values: dict[str, str]) -> str:
+    def sub(m: re.Match) -> str:
+        if m.group(0) in ("{{", "}}"):
+            return m.group(0)[0]
+        value = html.escape(values[m.group("name")])
+        return f"<code>{value}</code>" if m.group("fmt") == "code" else value
+
+    return _SLOT.sub(sub, text)
+
+
+def _markdown(text: str) -> str:
+    import markdown  # MkDocs' own converter; imported here so the measuring stage does not need it
+
+    return markdown.markdown(text)
+
+
+def reveal_text(drill: Drill, scenario: Scenario, answer: Answer, torch: str) -> str:
+    """The text the drill's TOML holds for the answer's outcome, its slots filled, as HTML."""
+    text = drill.text(scenario, answer.outcome)
+    if text is None:
+        raise DrillError(
+            f"{drill.source}: scenario {scenario.id!r} took the outcome {answer.outcome!r} on torch {torch}"
+            + (f" ({answer.reason})" if answer.reason else "")
+            + ", and neither the scenario nor the drill has a text for it ([scenario.reveal] or [reveal])"
+        )
+    return _markdown(_fill(text, slots(answer, torch, scenario)))
+
+
+def check_reveals(drills: Iterable[Drill], records: Iterable[tuple[str, BuildRecord]]) -> list[str]:
+    """Every (scenario, outcome) a record took without a text, with the releases that took it."""
+    records = list(records)
+    problems = []
+    for drill in drills:
+        for s in drill.scenarios:
+            taken: dict[str, list[str]] = {}
+            why: dict[str, str] = {}
+            for release, build in records:
+                result = find_result(build, s)
+                if result is None:
+                    continue
+                answer = measure(s, result)
+                taken.setdefault(answer.outcome, []).append(release)
+                if answer.reason:
+                    why.setdefault(answer.outcome, f"{release}: {answer.reason}")
+            for outcome, releases in taken.items():
+                if drill.text(s, outcome) is None:
+                    detail = f" ({why[outcome]})" if outcome in why else ""
+                    problems.append(
+                        f"{drill.source}: scenario {s.id!r} took the outcome {outcome!r} on torch "
+                        f"{', '.join(releases)}, and has no text for it{detail}"
+                    )
+    return problems
+
+
+# -- the measured tables beside the text ---------------------------------------------------------
 def _code_html(text: str) -> str:
     return f"<code>{html.escape(text)}</code>"
 
 
-def _tensor_summary(guard: Guard) -> tuple[str, list[str]]:
-    """'the tensor check on L['x'] (...)' and the symbolic dimensions it shows (size None)."""
+def _pre(lines: Iterable[str]) -> str:
+    return f"<pre><code>{html.escape(chr(10).join(lines))}</code></pre>"
+
+
+def _rows(rows: list[tuple[str, str]]) -> str:
+    if not rows:
+        return ""
+    body = "".join(f'<tr><th scope="row">{k}</th><td>{v}</td></tr>' for k, v in rows)
+    return f'<table class="gym-measured"><tbody>{body}</tbody></table>'
+
+
+def _symbolic(guard: Guard) -> list[str]:
+    """'dimension 0 of L['x']' for each size a tensor check prints as None."""
     try:
         fields = parse_check_tensor(guard.predicate)
     except ValueError:
-        return f"the tensor check on {_code_html(guard.source or guard.predicate)}", []
+        return []
     source = fields.get("source", guard.source)
     sizes = [v.strip() for v in fields.get("size", "").strip("[]").split(",") if v.strip()]
-    symbolic = [f"dimension {i} of {_code_html(source)}" for i, v in enumerate(sizes) if v == "None"]
-    shown = ", ".join(
-        f"{k} {_code_html(fields[k])}" for k in ("dtype", "requires_grad", "size", "stride") if k in fields
-    )
-    return f"the tensor check on {_code_html(source)}" + (f" ({shown})" if shown else ""), symbolic
+    return [f"{i} of {_code_html(source)}" for i, v in enumerate(sizes) if v == "None"]
 
 
 def _on(focus: str, guard: Guard) -> bool:
@@ -307,56 +547,24 @@ def _on(focus: str, guard: Guard) -> bool:
     return re.search(rf"(?<![\w]){re.escape(focus)}(?![\w])", guard.predicate) is not None
 
 
-_TYPE_ONLY = re.compile(r"^___check_type_id\(|^not math\.isnan\(")
-
-
-def what_changed(line: str) -> str:
-    """'What changed', in words, for one failure line: its message kind's text, or else what the
-    line literally compares (never the generic text of an unrecognised message)."""
-    named = re.match(r"^GLOBAL_STATE changed: (.+)$", line)
-    if named:  # the log names the state: say that, not the kind's example
-        return (
-            "State outside the arguments changed since the entry was compiled; the log names it: "
-            + ", ".join(_code_html(n.strip()) for n in named.group(1).split(","))
-            + "."
-        )
-    if line.strip() == "___check_global_state()":  # the check failed; this torch's log names no state
-        return (
-            "State outside the arguments changed since the entry was compiled: the ambient-state check "
-            "<code>___check_global_state()</code> failed. This torch's log does not name which state."
-        )
-    kind = messages.kind_of(messages.normalize("- " + line))
-    if kind is not messages.OTHER:
-        return html.escape(kind.text)
-    m = re.match(r"^tensor '(.+?)' (.+?) mismatch\. expected (.+?), actual (.+)$", line)
-    if m:
-        return (
-            f"The tensor check on {_code_html(m.group(1))} compares its {html.escape(m.group(2))}: the entry "
-            f"expects {_code_html(m.group(3))}, the call passed {_code_html(m.group(4))}."
-        )
-    m = re.match(r"^(.+?) (==|!=|<=|>=|<|>) (.+)$", line)
-    if m:
-        return (
-            f"The failed guard compares {_code_html(m.group(1))} with {_code_html(m.group(3))} "
-            f"(<code>{html.escape(m.group(2))}</code>), and for the last call that comparison was false."
-        )
-    return f"The log does not say; it prints the failed guard only as {_code_html(line)}."
-
-
 def _kinds(entry: Entry) -> str:
-    """'10 guards in its dump (5 TENSOR_MATCH, ...)'; the flat (pre-2.4) format prints no kinds."""
+    """'10 (5 TENSOR_MATCH, ...)'; the flat (pre-2.4) format prints no kinds."""
     n = len(entry.guards)
     if entry.flat:
-        return f"{n} guards in its dump (this torch prints them without kind labels)"
+        return f"{n} (printed without kind labels)"
     kinds: dict[str, int] = {}
     for g in entry.guards:
         kinds[g.kind] = kinds.get(g.kind, 0) + 1
     by_kind = ", ".join(f"{k} {_code_html(n)}" for n, k in sorted(kinds.items(), key=lambda kv: (-kv[1], kv[0])))
-    return f"{n} guards in its dump ({by_kind})"
+    return f"{n} ({by_kind})"
 
 
 def _frame_html(frame: str) -> str:
-    return _code_html(frame) if frame else "a function the dumps do not name"
+    return _code_html(frame) if frame else "(unnamed)"
+
+
+def _at(entry: Entry) -> str:
+    return _frame_html(entry.frame) + (f", line {entry.line}" if entry.line else "")
 
 
 def _differences(old: Entry, new: Entry) -> list[tuple[str, str]]:
@@ -377,167 +585,74 @@ def _differences(old: Entry, new: Entry) -> list[tuple[str, str]]:
     return out
 
 
-def _explain_recompile(answer: Answer) -> str:
-    e = html.escape
+def _listing(entry: Entry, label: str) -> str:
+    return (
+        f"<details><summary>{label}: {len(entry.guards)} guards (<code>TORCH_LOGS=guards</code>)</summary>"
+        + _pre(g.predicate for g in entry.guards)
+        + "</details>"
+    )
+
+
+def measured(answer: Answer, focus: str = "") -> str:
+    """What the log showed, as labelled tables and verbatim log lines (no sentences): the text
+    written for the outcome comes first and refers to these."""
+    rows: list[tuple[str, str]] = [("new graphs", str(answer.new_graphs))]
     out = []
-    n = answer.new_graphs
-    graphs = f"{n} new graph{'s' if n != 1 else ''}"
-    logged = [r for r in answer.recompiles if r.failures]
-    if logged:
-        for r in logged:
-            out.append(
-                f"<p><code>TORCH_LOGS=recompiles</code> logged <code>Recompiling function {e(r.function)}"
-                f"{' in ' + e(r.where) if r.where.startswith('snippets/') else ''}</code>: "  # not a path into torch's install
-                "the call did not pass the guards of any cached entry of that function. The guard failure"
-                + ("s it printed, one per cached entry" if len(r.failures) > 1 else " it printed")
-                + ":</p><pre><code>"
-                + e("\n".join(f"- {f.entry + ': ' if f.entry else ''}{f.reason}" for f in r.failures))
-                + "</code></pre>"
+    if answer.outcome == "recompiles":
+        logged = [r for r in answer.recompiles if r.failures]
+        out.append(
+            "<p><code>TORCH_LOGS=recompiles</code>, last call:</p>"
+            + _pre(
+                line
+                for r in logged
+                for line in [
+                    f"Recompiling function {r.function}"
+                    + (f" in {r.where}" if r.where.startswith("snippets/") else "")  # not a path into torch
+                ]
+                + [f"- {f.entry + ': ' if f.entry else ''}{f.reason}" for f in r.failures]
             )
-        said = []
-        for r in logged:
-            for f in r.failures:
-                text = what_changed(f.reason)
-                if text not in said:
-                    said.append(text)
-        out.append("".join(f"<p><strong>What changed:</strong> {t}</p>" for t in said))
-        out.append(f"<p>For the last call torch compiled {graphs}.</p>")
-        return "".join(out)
-    out.append(
-        f"<p><code>TORCH_LOGS=recompiles</code> logged no guard failure for the last call, and torch compiled "
-        f"{graphs} for it.</p>"
-    )
-    for new in [x for x in answer.entries if x.new]:
-        older = [x for x in answer.entries if not x.new and x.frame == new.frame]
-        where = _frame_html(new.frame)
-        if not older:
-            out.append(
-                f"<p>The new entry is for {where}, a frame with no earlier entry in this snippet's guard dumps: "
-                "nothing cached there to check.</p>"
-            )
-            continue
-        diffs = _differences(older[-1], new)
-        if diffs:
-            out.append(
-                f"<p>The guard dumps show the measured difference: the earlier entry of {where} and the new one "
-                "print these guards with different values:</p><pre><code>"
-                + e("\n".join(f"earlier: {o}\nnew:     {n_}" for o, n_ in diffs))
-                + "</code></pre>"
-            )
-        else:
-            out.append(
-                f"<p>The new entry is for {where}. The dumps hold an earlier entry logged under that name, and "
-                "it prints the same guards on the call's values as the new one: no guard in these dumps tells "
-                f"them apart ({len(new.guards)} guards in the new dump).</p>"
-            )
-    return "".join(out)
-
-
-def explain(answer: Answer, focus: str = "") -> str:
-    """The reveal's explanation in words, from the measurement: what changed and which guard caught it,
-    or for a reuse, which guards passed and what was already symbolic. `focus` is the source the
-    scenario changes (the drill's `guard` field): its guards are shown first."""
-    e = html.escape
-    if answer.verdict == "recompiles":
-        return _explain_recompile(answer)
-    logged = [r for r in answer.recompiles if r.failures]
-    if logged:  # guards failed, yet no graph was added (a cache limit, for example): show what was logged
-        out = [
-            "<p>Nothing new was compiled for the last call, yet <code>TORCH_LOGS=recompiles</code> logged guard "
-            "failures for it:</p><pre><code>"
-            + e(
-                "\n".join(
-                    f"Recompiling function {r.function}\n" + "\n".join(f"- {f.reason}" for f in r.failures)
-                    for r in logged
-                )
-            )
-            + "</code></pre>"
-        ]
+        )
+    elif answer.outcome == "recompiles: identity guard, not logged":
+        new = answer.new_entries[0]
+        older = [e for e in answer.entries if not e.new and e.code == new.code]
+        rows.append(("entries of " + _frame_html(new.frame), f"{len(older)} earlier, 1 new"))
+        out.append("<p>Guards that differ (<code>TORCH_LOGS=guards</code>):</p>")
+        out.append(_pre(f"earlier: {o}\nnew:     {n}" for o, n in answer.differences))
+    elif answer.outcome.startswith("compiles new code"):
+        for e in answer.entries:
+            rows.append(("new entry" if e.new else "earlier entry", _at(e) + f", {len(e.guards)} guards"))
+        for e in answer.new_entries:
+            out.append(_listing(e, "The new entry of " + _frame_html(e.frame)))
+    elif answer.outcome == "reuses":
+        frames: dict[str, int] = {}
+        for entry in answer.entries:
+            frames[entry.frame] = frames.get(entry.frame, 0) + 1
+        rows.append(("entries in the dumps", ", ".join(f"{_frame_html(k)}: {v}" for k, v in frames.items())))
+        if answer.earlier:
+            rows.append(("logged before the last call", _pre(answer.earlier)))
+        if answer.guards:
+            chosen = Entry(answer.frame, answer.guards)
+            rows.append(("entry shown", _frame_html(answer.frame)))
+            rows.append(("its guards", _kinds(chosen)))
+            if focus:
+                mine = [g.predicate for g in answer.guards if _on(focus, g)]
+                rows.append((f"its guards on {_code_html(focus)}", _pre(mine) if mine else "none"))
+            symbolic = [d for g in answer.guards if g.predicate.startswith("check_tensor(") for d in _symbolic(g)]
+            ranges = [g.predicate for g in answer.guards if re.search(r"\.size\(\)|sym_size|\.shape\[", g.predicate)]
+            if symbolic:
+                rows.append(("sizes printed as <code>None</code> (dimension)", ", ".join(symbolic)))
+            if ranges:
+                rows.append(("size guards", _pre(ranges)))
+            out.append(_listing(chosen, "The entry shown"))
     else:
-        out = [
-            "<p>The last call passed the guards of a cached entry in every compiled frame it ran, and nothing new "
-            "was compiled: <code>TORCH_LOGS=recompiles</code> logged no guard failure for it.</p>"
-        ]
-    if answer.earlier:
-        out.append(
-            "<p>Before it, this snippet recompiled; <code>TORCH_LOGS=recompiles</code> logged:</p><pre><code>"
-            + e("\n".join(answer.earlier))
-            + "</code></pre>"
-        )
-    frames: dict[str, list[Entry]] = {}
-    for entry in answer.entries:
-        frames.setdefault(entry.frame, []).append(entry)
-    if len(answer.entries) > 1:
-        out.append(
-            "<p>The guard dumps (<code>TORCH_LOGS=guards</code>) hold "
-            + ", ".join(f"{len(v)} entr{'ies' if len(v) > 1 else 'y'} for {_frame_html(k)}" for k, v in frames.items())
-            + ".</p>"
-        )
-    if not answer.guards:
-        out.append("<p>The dumps do not show which of them the call passed.</p>" if answer.entries else "")
-        return "".join(out)
-    where = _frame_html(answer.frame)
-    in_entry = f"in the entry of {where}" if answer.frame else "in one of its entries"
-    chosen = Entry(answer.frame, answer.guards)
-    if focus:
-        mine = [g.predicate for g in answer.guards if _on(focus, g)]
-        if mine:
-            on = (
-                f"on {_code_html(focus)}" if re.match(r"^[LG]\[", focus) else f"whose line mentions {_code_html(focus)}"
-            )
-            out.append(
-                f"<p>The guards {on} {in_entry} held for the last call:</p>"
-                f"<pre><code>{e(chr(10).join(mine))}</code></pre>"
-            )
-            if all(_TYPE_ONLY.search(m) for m in mine):
-                out.append(
-                    f"<p>They check the type of {_code_html(focus)}"
-                    + (" and that it is not NaN" if any("isnan" in m for m in mine) else "")
-                    + ", not its value: this entry does not depend on the exact value.</p>"
-                )
-        else:
-            out.append(
-                f"<p>No line of the guard dump {in_entry.replace('in the entry', 'of the entry')} "
-                f"mentions {_code_html(focus)}.</p>"
-            )
-    tensors, symbolic = [], []
-    for g in answer.guards:
-        if g.predicate.startswith("check_tensor("):
-            text, sym = _tensor_summary(g)
-            symbolic += sym
-            if "_modules" not in g.source and "_parameters" not in g.source:  # the arguments, not the weights
-                tensors.append(text)
-    ranges = [g.predicate for g in answer.guards if re.search(r"\.size\(\)|sym_size|\.shape\[", g.predicate)]
-    out.append(
-        f"<p><strong>{'The entry of ' + where if answer.frame else 'That entry'}</strong>: {_kinds(chosen)}"
-        + (", among them " + "; ".join(tensors[:3]) if tensors else "")
-        + ".</p>"
-    )
-    if symbolic:
-        out.append(
-            "<p><strong>Already symbolic:</strong> " + ", ".join(symbolic) + " (its size is printed as "
-            "<code>None</code> in the tensor check), so a new size there passes the check"
-            + (", and the range guard " + ", ".join(_code_html(r) for r in ranges) + " held" if ranges else "")
-            + ".</p>"
-        )
-    elif ranges:
-        out.append(
-            "<p><strong>Already symbolic:</strong> the entry guards sizes by range, not by value: "
-            + ", ".join(_code_html(r) for r in ranges)
-            + ".</p>"
-        )
-    elif tensors:
-        out.append("<p>No tensor size was symbolic in this entry: each tensor check compares exact sizes.</p>")
-    listing = "\n".join(g.predicate for g in answer.guards)
-    out.append(
-        f"<details><summary>The {len(answer.guards)} guards of {'the entry of ' + where if answer.frame else 'that entry'} "
-        f"(<code>TORCH_LOGS=guards</code>)</summary><pre><code>{e(listing)}</code></pre></details>"
-    )
-    return "".join(out)
+        rows.append(("not recognised", html.escape(answer.reason)))
+        if answer.recompiles:
+            out.append(_pre(f"Recompiling function {r.function}: {'; '.join(r.reasons)}" for r in answer.recompiles))
+    return _rows(rows) + "".join(out)
 
 
 def render_drill(drill: Drill, build: BuildRecord, snippets_dir: Path) -> str:
-    """Markdown (with HTML blocks) for one drill; raises DrillError when a verdict is missing."""
+    """Markdown (with HTML blocks) for one drill; raises DrillError when a verdict or a text is missing."""
     key = answer_key(drill, build)
     e = html.escape
     out = [
@@ -547,21 +662,18 @@ def render_drill(drill: Drill, build: BuildRecord, snippets_dir: Path) -> str:
         "",
         f'<div class="gym-drill" data-drill="{drill.anchor}" data-torch="{e(build.torch)}" markdown="block">',
         "",
-        '<noscript><p class="gym-noscript"><strong>The gym needs JavaScript</strong> to check your answers, and it '
-        "is off in this browser. You can still read each scenario and decide; the chapter sections linked in the "
-        "table above explain them.</p></noscript>",
-        "",
     ]
     for i, s in enumerate(drill.scenarios, 1):
         answer = key[s.id]
         reveal = (
-            f"<p>Measured on torch <code>{e(build.torch)}</code>: <strong>{e(VERDICTS[answer.verdict].lower())}</strong>. "
-            f"<code>unique_graphs</code> was {answer.before} before the last call and {answer.after} after it.</p>"
-            + explain(answer, s.guard)
-            + f'<p><a href="{e(site_link(s.explained))}">Why: the chapter section that explains it</a></p>'
+            f"<!-- gym {e(answer.outcome)} -->"
+            + reveal_text(drill, s, answer, build.torch)
+            + measured(answer, s.guard)
+            + f'<p><a href="{e(site_link(s.explained))}">Why: the chapter section</a></p>'
         )
         payload = {
             "verdict": answer.verdict,
+            "outcome": answer.outcome,
             "before": answer.before,
             "after": answer.after,
             "guard": answer.failing_guard,
