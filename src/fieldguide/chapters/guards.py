@@ -1,17 +1,17 @@
-"""Render code for the chapter "What a guard checks" (docs/guards.md).
+"""Facts and tables for lesson 3, "What a guard checks" (docs/guards.md).
 
-Measure → fact → sentence: the `@fact` functions read runs and return what they measured with
-the output lines it rests on; the render functions turn facts into claims (sentences carrying
-that evidence) and tables. Nothing here states how a torch release behaves without a
-measurement of it: the tests render these functions from every captured record.
+Each `@fact` reads a recorded run and returns what it measured, the output lines it rests on and
+the named outcome it took; the page's explain blocks hold the sentences, one per outcome. The
+functions here build tables; they return no prose.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
 
-from ..claims import Derived, Measured, claim, fact, in_dump, line_of, markers_for, run
+from ..claims import Derived, Measured, fact, in_dump, line_of, markers_for, run
 from ..parse.guard_dump import TENSOR_FIELDS, Guard, parse_check_tensor, parse_guards_log, split_dumps, tensor_check
 from ..parse.recompiles import attribute_to_steps, parse_recompiles
 from ..record import SnippetResult
@@ -29,8 +29,8 @@ UNGUARDED = run("guards/unguarded.py", "recompiles")
 
 GROUP_TITLES = {
     "argument": "about your arguments",
-    "ambient": "ambient state nobody wrote down",
-    "global": "globals the function touched",
+    "ambient": "ambient state",
+    "global": "globals the function read",
 }
 
 
@@ -56,12 +56,25 @@ def _header_ev(result: SnippetResult, dump: int = 0):
     return in_dump(result, dump, "TREE_GUARD_MANAGER:" if is_tree(result) else "GUARDS:")
 
 
+def _codes(items) -> Derived:
+    items = list(items)
+    return Derived(items, ", ".join(code(i) for i in items) or "none")
+
+
 # -- 1. reading a guard dump -------------------------------------------------------------------
-@fact("guards: dump format", ANATOMY)
+def group_counts(result: SnippetResult) -> Counter:
+    return Counter(g.group for g in first_dump(result))
+
+
+@fact("guards: dump format", ANATOMY, outcomes=("tree", "flat list"))
 def dump_format(anatomy: SnippetResult) -> Measured:
+    guards = first_dump(anatomy)
+    counts = group_counts(anatomy)
+    parts = ", ".join(f"{counts[g]} {GROUP_TITLES[g]}" for g in ("argument", "ambient", "global") if counts[g])
+    slots = {"n": Derived(len(guards)), "parts": Derived(dict(counts), parts)}
     if is_tree(anatomy):
-        return Measured("tree", (line_of(anatomy, "TREE_GUARD_MANAGER:"),))
-    return Measured("flat list", (guard_ev(anatomy, first_dump(anatomy)[0]),))
+        return Measured("tree", (line_of(anatomy, "TREE_GUARD_MANAGER:"),), "tree", slots)
+    return Measured("flat list", (guard_ev(anatomy, guards[0]),), "flat list", slots)
 
 
 @fact("guards: checks printed for f(x, alpha)", ANATOMY)
@@ -85,63 +98,55 @@ def guard_table(result: SnippetResult) -> str:
     return table(["#", "label", "source", "group", "predicate"], rows, "r----")
 
 
-def group_counts(result: SnippetResult) -> Counter:
-    return Counter(g.group for g in first_dump(result))
+def _comment_kind(g: Guard) -> str:
+    if not g.comment:
+        return "none"
+    if "snippets/" in g.comment:
+        return "snippet"
+    if "_dynamo/" in g.comment:
+        return "dynamo"
+    return "other"
 
 
-def dump_summary(result: SnippetResult) -> str:
-    fmt = dump_format(result)
-    n = checks_printed(result)
-    counts = group_counts(result)
-    parts = ", ".join(f"{counts[g]} {GROUP_TITLES[g]}" for g in ("argument", "ambient", "global") if counts[g])
-    words = {
-        "tree": "a tree of guard managers with the checks as leaves",
-        "flat list": "a flat list of Python predicates, one per line",
+@fact(
+    "guards: where each line's comment points",
+    ANATOMY,
+    show=lambda v: ", ".join(f"{k} {n}" for k, n in v.items()),
+    outcomes=("your code and dynamo's", "your code, dynamo's and no comment"),
+)
+def comment_sources(anatomy: SnippetResult) -> Measured:
+    guards = first_dump(anatomy)
+    kinds = Counter(_comment_kind(g) for g in guards)
+    if kinds["other"] or not kinds["snippet"] or not kinds["dynamo"]:
+        raise ValueError(f"comments of an unexpected shape: {dict(kinds)}")
+    dynamo = [g for g in guards if _comment_kind(g) == "dynamo"]
+    where = sorted({m.group(1) for g in dynamo for m in [re.search(r"in (\w+)\s*$", g.comment)] if m})
+    slots = {
+        "n": Derived(len(guards)),
+        "user": Derived(kinds["snippet"]),
+        "dynamo": Derived(kinds["dynamo"]),
+        "bare": Derived(kinds["none"]),
+        "where": _codes(where),
     }
-    return claim(
-        "This torch printed the guards as {fmt}: **{n} checks** for a function of one tensor and one float. "
-        "By where they come from: {parts}.",
-        evidence=list(fmt.evidence) + [e for e in n.evidence if e not in fmt.evidence],
-        fmt=Derived(fmt.value, words[fmt.value]),
-        n=Derived(n.value),
-        parts=Derived(parts),
-    ).markdown()
-
-
-def reading_notes(result: SnippetResult) -> str:
-    """How to read this torch's dump format, and where its global checks came from."""
-    guards = first_dump(result)
-    if guards[0].flat:
-        text = (
-            "This dump is a flat list: each line is one Python predicate, evaluated in order, and the "
-            "comment after `#` names the line of your code that made dynamo install it. "
-        )
-    else:
-        text = (
-            "Read the tree from each leaf up: a leaf (`TENSOR_MATCH`, `EQUALS_MATCH`, ...) is one check, and the "
-            "`GuardManager` lines above it are how dynamo reaches the value it checks, one accessor per step "
-            "(a frame local, a dict item, an attribute). "
-        )
-    text += (
-        "Checks on your arguments are the ones you control directly. Ambient checks cover process-wide state "
-        "that your code never mentions. "
+    ev = tuple(guard_ev(anatomy, g) for g in dynamo) + tuple(
+        guard_ev(anatomy, g) for g in guards if _comment_kind(g) == "none"
     )
-    globals_ = [g for g in guards if g.group == "global"]
-    if globals_:
-        sources = list(dict.fromkeys(g.source for g in globals_))
-        text += claim(
-            "The global checks ({sources}) appear because the function body looked those names up in module "
-            "globals: rebinding any of them would invalidate the entry.",
-            evidence=[guard_ev(result, g) for g in globals_],
-            sources=Derived(sources, ", ".join(code(s) for s in sources)),
-        ).markdown()
-    else:
-        text += claim(
-            "This dump has no check on the globals the body read (`torch`, `torch.sin`): this entry does not "
-            "watch them being rebound.",
-            evidence=[_header_ev(result)],
-        ).markdown()
-    return text
+    outcome = "your code, dynamo's and no comment" if kinds["none"] else "your code and dynamo's"
+    return Measured(dict(kinds), ev, outcome, slots)
+
+
+@fact(
+    "guards: globals the body read",
+    ANATOMY,
+    show=lambda v: ", ".join(v) or "none",
+    outcomes=("guarded", "not in the dump"),
+)
+def global_checks(anatomy: SnippetResult) -> Measured:
+    globals_ = [g for g in first_dump(anatomy) if g.group == "global"]
+    if not globals_:
+        return Measured([], (_header_ev(anatomy),), "not in the dump")
+    sources = list(dict.fromkeys(g.source for g in globals_))
+    return Measured(sources, tuple(guard_ev(anatomy, g) for g in globals_), "guarded", {"sources": _codes(sources)})
 
 
 # -- guard eval latency, beside the snippet's own per-call timings --------------------------------
@@ -152,72 +157,28 @@ def call_timings(result: SnippetResult) -> dict[str, float]:
     }
 
 
-def latency_note(result: SnippetResult) -> str:
-    timings = call_timings(result)
-    eager, compiled = timings["eager"], timings["compiled"]
-    ev_eager, ev_compiled = line_of(result, "eager call"), line_of(result, "compiled call")
-    m = re.search(r"^Guard eval latency = ([\d.]+) us", result.output, re.M)
-    overhead = compiled - eager
-    calls = claim(
-        "The snippet then timed both versions: an eager call took {eager} µs and a call of the compiled function "
-        "{compiled} µs, {overhead} µs more, and that difference covers everything dynamo does per call, the guard "
-        "check included.",
-        evidence=[ev_eager, ev_compiled],
-        eager=f"{eager:.1f}",
-        compiled=f"{compiled:.1f}",
-        overhead=Derived(overhead, f"{overhead:.1f}"),
-    ).markdown()
+@fact("guards: guard eval latency line", ANATOMY, outcomes=("printed", "not printed"))
+def latency_line(anatomy: SnippetResult) -> Measured:
+    m = re.search(r"^Guard eval latency = ([\d.]+) us", anatomy.output, re.M)
     if not m:
-        return (
-            claim(
-                "This torch prints no guard eval latency line under the dump.", evidence=[_header_ev(result)]
-            ).markdown()
-            + " "
-            + calls
-        )
-    latency = m.group(1)
-    compare = "more than" if float(latency) > compiled else "less than"
-    return (
-        claim(
-            "The dump ends with `Guard eval latency = {latency} us`: dynamo's own timing of evaluating this guard set, "
-            "taken once, while the entry was being compiled.",
-            evidence=[line_of(result, "Guard eval latency")],
-            latency=latency,
-        ).markdown()
-        + " "
-        + calls
-        + " "
-        + claim(
-            "That one compile-time measurement is {compare} the whole compiled call measured afterwards "
-            "({compiled} µs): a single cold evaluation, not the steady cost per call, so read the per-call timing "
-            "when you want to know what the guards cost a hot loop.",
-            evidence=[line_of(result, "Guard eval latency"), ev_compiled],
-            compare=Derived(compare),
-            compiled=f"{compiled:.1f}",
-        ).markdown()
+        return Measured(None, (_header_ev(anatomy),), "not printed")
+    return Measured(float(m.group(1)), (line_of(anatomy, "Guard eval latency"),), "printed", {"latency": m.group(1)})
+
+
+@fact("guards: per-call timings (one run each)", ANATOMY, outcomes=("measured",))
+def per_call_timings(anatomy: SnippetResult) -> Measured:
+    t = call_timings(anatomy)
+    if set(t) != {"eager", "compiled"}:
+        raise ValueError(f"expected an eager and a compiled timing, got {t}")
+    return Measured(
+        t,
+        (line_of(anatomy, "eager call"), line_of(anatomy, "compiled call")),
+        "measured",
+        {"eager": f"{t['eager']:.1f}", "compiled": f"{t['compiled']:.1f}"},
     )
 
 
 # -- 2. what check_tensor compares ---------------------------------------------------------------
-FIELD_MEANING = {
-    "type": "the Python class: a Tensor subclass would not match",
-    "dispatch key set": "the dispatch keys the tensor carries: its backend (`CPU`, `CUDA`, ...) and the autograd keys it dispatches through",
-    "dtype": "element type",
-    "device": "device index, when it matters",
-    "requires_grad": "whether autograd will track it",
-    "size": "every dimension (static here: an exact match)",
-    "stride": "memory layout: a transposed view has the same size and different strides",
-}
-
-
-@fact("guards: tensor check fields", ANATOMY, show=lambda v: ", ".join(v))
-def tensor_field_names(result: SnippetResult) -> Measured:
-    check = tensor_check(first_dump(result))
-    if check is None:
-        raise ValueError(f"{result.path}: no check_tensor guard in the dump")
-    return Measured([f for f in TENSOR_FIELDS if f in parse_check_tensor(check.predicate)], (guard_ev(result, check),))
-
-
 def tensor_fields(result: SnippetResult) -> dict[str, str]:
     check = tensor_check(first_dump(result))
     if check is None:
@@ -225,104 +186,109 @@ def tensor_fields(result: SnippetResult) -> dict[str, str]:
     return parse_check_tensor(check.predicate)
 
 
+@fact("guards: tensor check fields", ANATOMY, show=lambda v: ", ".join(v), outcomes=("parsed",))
+def tensor_field_names(result: SnippetResult) -> Measured:
+    check = tensor_check(first_dump(result))
+    if check is None:
+        raise ValueError(f"{result.path}: no check_tensor guard in the dump")
+    names = [f for f in TENSOR_FIELDS if f in parse_check_tensor(check.predicate)]
+    return Measured(
+        names,
+        (guard_ev(result, check),),
+        "parsed",
+        {"n": Derived(len(names)), "names": Derived(names, ", ".join(names))},
+    )
+
+
 def tensor_fields_table(result: SnippetResult) -> str:
     fields = tensor_fields(result)
     mark = markers_for([guard_ev(result, tensor_check(first_dump(result)))])
-    rows = [
-        [name, (code(fields[name]) + mark) if name in fields else "(not printed)", FIELD_MEANING[name]]
-        for name in TENSOR_FIELDS
-    ]
-    return table(["field", "value in this build's guard", "what it pins"], rows)
-
-
-def tensor_fields_summary(result: SnippetResult) -> str:
-    names = tensor_field_names(result)
-    return claim(
-        "The tensor check of this build compares **{n} fields** for the one tensor argument: {names}.",
-        n=Derived(len(names.value)),
-        names=Derived(names.value, ", ".join(names.value)),
-        evidence=list(names.evidence),
-    ).markdown()
+    rows = [[name, (code(fields[name]) + mark) if name in fields else "(not printed)"] for name in TENSOR_FIELDS]
+    return table(["field", "value in this build's guard"], rows)
 
 
 # -- dispatch keys of three tensors ------------------------------------------------------------------
+def _keys(text: str) -> list[str] | None:
+    m = re.fullmatch(r"DispatchKeySet\((.*)\)", text.strip())
+    return [k.strip() for k in m.group(1).split(",") if k.strip()] if m else None
+
+
 def dispatch_keys(result: SnippetResult) -> dict[str, list[str] | None]:
     out = {}
     for m in re.finditer(r"^(plain|requires_grad=True|inference_mode)\s+(.*)$", result.stdout, re.M):
-        keys = re.fullmatch(r"DispatchKeySet\((.*)\)", m.group(2).strip())
-        out[m.group(1)] = [k.strip() for k in keys.group(1).split(",") if k.strip()] if keys else None
+        out[m.group(1)] = _keys(m.group(2))
     return out
 
 
-@fact("guards: requires_grad changes the dispatch keys", DISPATCH)
+@fact(
+    "guards: requires_grad changes the dispatch keys",
+    DISPATCH,
+    outcomes=("no", "yes", "not measured"),
+)
 def grad_changes_keys(result: SnippetResult) -> Measured:
     keys = dispatch_keys(result)
     ev = (line_of(result, "plain "), line_of(result, "requires_grad=True "))
     if keys.get("plain") is None:
-        return Measured("not measured", ev)
-    return Measured("no" if keys["plain"] == keys["requires_grad=True"] else "yes", ev)
+        return Measured("not measured", ev, "not measured")
+    if keys["plain"] == keys["requires_grad=True"]:
+        return Measured("no", ev, "no")
+    diff = sorted(set(keys["plain"]) ^ set(keys["requires_grad=True"]))
+    return Measured("yes", ev, "yes", {"diff": _codes(diff)})
 
 
-def dispatch_keys_summary(result: SnippetResult) -> str:
+@fact(
+    "guards: keys inference_mode drops",
+    DISPATCH,
+    show=lambda v: ", ".join(v) or "none",
+    outcomes=("some", "none", "not measured"),
+)
+def inference_lost(result: SnippetResult) -> Measured:
     keys = dispatch_keys(result)
-    if keys.get("plain") is None:
-        return claim(
-            "This torch does not offer `torch._C._dispatch_keys`, so the snippet could not print the keys.",
-            evidence=[line_of(result, "plain ")],
-        ).markdown()
-    plain, grad, inference = keys["plain"], keys["requires_grad=True"], keys["inference_mode"] or []
-    same = grad_changes_keys(result)
-    if same.value == "no":
-        text = claim(
-            "A tensor that requires grad carries **the same dispatch keys** as a plain one here: "
-            "`requires_grad` is pinned by its own field of the tensor check, not through the key set.",
-            evidence=list(same.evidence),
-        ).markdown()
-    else:
-        diff = sorted(set(plain) ^ set(grad))
-        text = claim(
-            "A tensor that requires grad carries **different dispatch keys** from a plain one here ({diff}).",
-            evidence=list(same.evidence),
-            diff=Derived(diff, ", ".join(code(k) for k in diff)),
-        ).markdown()
-    lost = [k for k in plain if k not in inference]
-    if lost:
-        text += (
-            " "
-            + claim(
-                "The tensor made under `torch.inference_mode()` is the one that lacks keys: {lost}.",
-                evidence=[line_of(result, "plain "), line_of(result, "inference_mode ")],
-                lost=Derived(lost, ", ".join(code(k) for k in lost)),
-            ).markdown()
-        )
-    return text
+    ev = (line_of(result, "plain "), line_of(result, "inference_mode "))
+    if keys.get("plain") is None or keys.get("inference_mode") is None:
+        return Measured([], ev, "not measured")
+    lost = [k for k in keys["plain"] if k not in keys["inference_mode"]]
+    return Measured(lost, ev, "some" if lost else "none", {"lost": _codes(lost)})
+
+
+@fact(
+    "guards: the guard's key set and _dispatch_keys",
+    ANATOMY,
+    DISPATCH,
+    outcomes=("differ", "same", "not measured"),
+)
+def guard_vs_tensor_keys(anatomy: SnippetResult, keys_run: SnippetResult) -> Measured:
+    check = tensor_check(first_dump(anatomy))
+    if check is None:
+        raise ValueError("no check_tensor guard in the dump")
+    guard_set = parse_check_tensor(check.predicate).get("dispatch key set", "")
+    guard = _keys(guard_set)
+    plain = dispatch_keys(keys_run).get("plain")
+    ev = (guard_ev(anatomy, check), line_of(keys_run, "plain "))
+    if plain is None:
+        return Measured("not measured", ev, "not measured")
+    if guard is None:
+        raise ValueError(f"unreadable key set in the guard: {guard_set!r}")
+    printed = next(ln.split(None, 1)[1].strip() for ln in keys_run.stdout.splitlines() if ln.startswith("plain "))
+    slots = {
+        "guard": guard_set,
+        "printed": printed,
+        "only_guard": _codes(k for k in guard if k not in plain),
+        "only_printed": _codes(k for k in plain if k not in guard),
+    }
+    outcome = "same" if set(guard) == set(plain) else "differ"
+    return Measured(outcome, ev, outcome, slots)
 
 
 # -- 3. ambient state ----------------------------------------------------------------------------
-AMBIENT = [
-    (
-        "GLOBAL_STATE",
-        "global state: grad mode, autocast, deterministic algorithms, default dtype, thread count",
-        "`torch.no_grad()`, `torch.autocast(...)`, `torch.use_deterministic_algorithms(True)`, `torch.set_num_threads(n)`",
-    ),
-    (
-        "DEFAULT_DEVICE",
-        "the default device set by `torch.set_default_device` or a device context manager",
-        "`with torch.device('cuda'):`",
-    ),
-    ("TORCH_FUNCTION_MODE_STACK", "the stack of active `TorchFunctionMode`s", "entering a `TorchFunctionMode`"),
-    ("SAVED_TENSORS_HOOKS", "active saved-tensor hooks", "`with torch.autograd.graph.saved_tensors_hooks(...)`"),
-    (
-        "BACKEND_MATCH",
-        "the backend the entry was compiled for",
-        "calling through a `torch.compile` wrapper with another backend",
-    ),
-    (
-        "CONFIG_HASH_MATCH",
-        "a hash of the dynamo config at compile time",
-        "changing `torch._dynamo.config` and compiling again",
-    ),
-]
+AMBIENT = (
+    "GLOBAL_STATE",
+    "DEFAULT_DEVICE",
+    "TORCH_FUNCTION_MODE_STACK",
+    "SAVED_TENSORS_HOOKS",
+    "BACKEND_MATCH",
+    "CONFIG_HASH_MATCH",
+)
 
 
 def ambient_guards(result: SnippetResult) -> dict[str, Guard]:
@@ -343,107 +309,112 @@ def ambient_present(result: SnippetResult) -> set[str]:
 def ambient_table(result: SnippetResult) -> str:
     found = ambient_guards(result)
     rows = []
-    for family, what, flips in AMBIENT:
+    for family in AMBIENT:
         g = found.get(family)
         if g is None:
-            printed = "not in this dump"
+            printed = "(this dump has no such line)"
         else:
             label = f"{code(g.kind)}: " if not g.flat else ""
             printed = f"{label}{code(shorten(g.predicate, 70))}{markers_for([guard_ev(result, g)])}"
-        rows.append([what, printed, flips])
-    return table(["what it pins", "as printed in this build's dump", "what flips it"], rows)
+        rows.append([code(family), printed])
+    return table(["check", "as printed in this build's dump"], rows)
 
 
-@fact("guards: flipping a config flag", AMBIENT_RUN)
+@fact(
+    "guards: the global state check, dump and log",
+    ANATOMY,
+    FIVE,
+    outcomes=("printed with its fields", "printed without fields", "logged, not printed"),
+)
+def global_state_check(anatomy: SnippetResult, five: SnippetResult) -> Measured:
+    g = ambient_guards(anatomy).get("GLOBAL_STATE")
+    if g is not None:
+        m = re.search(r"against (\{.*\})\s*$", g.predicate)
+        if m:
+            fields = list(json.loads(m.group(1)))
+            return Measured(fields, (guard_ev(anatomy, g),), "printed with its fields", {"fields": _codes(fields)})
+        return Measured([], (guard_ev(anatomy, g),), "printed without fields", {"line": g.predicate})
+    logged = [f.reason for r in parse_recompiles(five.log("recompiles")) for f in r.failures]
+    hit = next((r for r in logged if r.startswith("___check_global_state()")), None)
+    if hit is None:
+        raise ValueError("no global state check in the dump or in the five calls' log")
+    return Measured([], (_header_ev(anatomy), line_of(five, hit)), "logged, not printed", {"line": hit})
+
+
+def _config_steps(ambient_run: SnippetResult) -> list[dict]:
+    calls = attribute_to_steps(ambient_run.output, STEP_RE)
+    if len(calls) != 3:
+        raise ValueError(f"{ambient_run.path}: expected 3 measured steps, got {[c['label'] for c in calls]}")
+    return calls
+
+
+@fact(
+    "guards: flipping a config flag",
+    AMBIENT_RUN,
+    outcomes=("reuses the entry", "recompiles", "compiles a new graph, no guard failure logged"),
+)
 def config_flip(ambient_run: SnippetResult) -> Measured:
-    measured = steps(ambient_run.stdout)
-    if len(measured) != 3:
-        raise ValueError(f"{ambient_run.path}: expected 3 measured steps, got {measured}")
-    (_, base), (_, after_flag), _ = measured
+    base, flip, _ = _config_steps(ambient_run)
     ev = (line_of(ambient_run, "compiled with backend='eager'"), line_of(ambient_run, "config flag flipped"))
-    return Measured("recompiles" if after_flag > base else "reuses the entry", ev)
+    slots = {"base": str(base["graphs"]), "after": str(flip["graphs"])}
+    if flip["graphs"] == base["graphs"]:
+        return Measured("reuses the entry", ev, "reuses the entry", slots)
+    if flip["recompiles"] and any(f.reason for r in flip["recompiles"] for f in r.failures):
+        reason = flip["recompiles"][0].failures[0].reason
+        return Measured("recompiles", ev + (line_of(ambient_run, reason),), "recompiles", slots | {"reason": reason})
+    if flip["recompiles"]:
+        raise ValueError("a recompile was logged for the flip without a reason")
+    lines = ambient_run.output.splitlines()
+    i = next(n for n, ln in enumerate(lines) if ln.startswith("config flag flipped"))
+    j = next(n for n, ln in enumerate(lines) if ln.startswith("compiled with backend"))
+    between = [ln for ln in lines[j + 1 : i] if ln.strip()]
+    if not between:
+        raise ValueError("a new graph without any message")
+    return Measured(
+        "compiles a new graph",
+        ev + (line_of(ambient_run, between[0]),),
+        "compiles a new graph, no guard failure logged",
+        slots | {"message": between[0]},
+    )
 
 
-@fact("guards: another backend", AMBIENT_RUN)
+@fact("guards: another backend", AMBIENT_RUN, outcomes=("recompiles", "reuses the entry"))
 def backend_switch(ambient_run: SnippetResult) -> Measured:
-    (_, _), (_, after_flag), (_, after_backend) = steps(ambient_run.stdout)
+    _, flip, other = _config_steps(ambient_run)
     ev = (line_of(ambient_run, "config flag flipped"), line_of(ambient_run, "same function, backend='aot_eager'"))
-    return Measured("recompiles" if after_backend > after_flag else "reuses the entry", ev)
+    slots = {"before": str(flip["graphs"]), "after": str(other["graphs"])}
+    if other["graphs"] == flip["graphs"]:
+        return Measured("reuses the entry", ev, "reuses the entry", slots)
+    if not other["recompiles"]:
+        raise ValueError("a new graph for the other backend without a recompile message")
+    return Measured("recompiles", ev + (line_of(ambient_run, "Recompiling function"),), "recompiles", slots)
 
 
-def config_and_backend(ambient_run: SnippetResult, anatomy: SnippetResult) -> str:
-    (_, base), (_, after_flag), (_, after_backend) = steps(ambient_run.stdout)
-    found = ambient_guards(anatomy)
-    out = []
-    if "CONFIG_HASH_MATCH" in found:
-        out.append(
-            claim(
-                "**Config hash: present.** This torch's dump has a {q_guard} check.",
-                evidence=[guard_ev(anatomy, found["CONFIG_HASH_MATCH"])],
-                q_guard=found["CONFIG_HASH_MATCH"].predicate,
-            ).markdown()
-        )
-    else:
-        out.append(claim("**Config hash: not in this torch's dump.**", evidence=[_header_ev(anatomy)]).markdown())
-    flip = config_flip(ambient_run)
-    if flip.value == "recompiles":
-        out.append(
-            claim(
-                "Flipping `torch._dynamo.config.suppress_errors` and compiling the function again **compiled a new graph** "
-                "(unique_graphs {base} → {after}): an entry made under one config is not reused under another.",
-                evidence=list(flip.evidence),
-                base=base,
-                after=after_flag,
-            ).markdown()
-        )
-    else:
-        out.append(
-            claim(
-                "Flipping `torch._dynamo.config.suppress_errors` and compiling the function again **reused the existing entry** "
-                "(unique_graphs stayed at {after}): this torch did not treat the changed config as a reason to recompile.",
-                evidence=list(flip.evidence),
-                after=after_flag,
-            ).markdown()
-        )
-    switch = backend_switch(ambient_run)
-    reasons = parse_recompiles(ambient_run.log("recompiles"))
-    backend_reason = next((f.reason for r in reasons for f in r.failures if "backend" in f.reason.lower()), "")
-    if switch.value == "recompiles":
-        text = claim(
-            "Compiling the same function with `backend='aot_eager'` **compiled again** (unique_graphs {before} → "
-            "{after}): entries are not shared between backends.",
-            evidence=list(switch.evidence),
-            before=after_flag,
-            after=after_backend,
-        ).markdown()
-        if backend_reason:
-            text += (
-                " "
-                + claim(
-                    "The recompile log gave the reason: {q_reason}.",
-                    evidence=[line_of(ambient_run, backend_reason[:60])],
-                    q_reason=Derived(backend_reason, shorten(backend_reason, 160)),
-                ).markdown()
-            )
-        out.append(text)
-    else:
-        out.append(
-            claim(
-                "Compiling the same function with `backend='aot_eager'` **reused the entry** compiled for `eager` "
-                "(unique_graphs stayed at {after}).",
-                evidence=list(switch.evidence),
-                after=after_backend,
-            ).markdown()
-        )
-    if "BACKEND_MATCH" not in found and switch.value == "recompiles":
-        out.append(
-            claim(
-                "No line of this torch's dump checks the backend, yet the backend switch recompiled: the backend "
-                "check runs without being printed.",
-                evidence=[_header_ev(anatomy), *switch.evidence],
-            ).markdown()
-        )
-    return "\n\n".join(out)
+@fact(
+    "guards: why the other backend recompiled",
+    AMBIENT_RUN,
+    ANATOMY,
+    outcomes=("a printed backend check failed", "an unprinted backend check failed", "no reason given", "no recompile"),
+)
+def backend_reason(ambient_run: SnippetResult, anatomy: SnippetResult) -> Measured:
+    other = _config_steps(ambient_run)[2]
+    if not other["recompiles"]:
+        return Measured(None, (line_of(ambient_run, "same function, backend='aot_eager'"),), "no recompile")
+    failures = [f for r in other["recompiles"] for f in r.failures]
+    reasons = [f.reason for f in failures if f.reason]
+    printed = ambient_guards(anatomy).get("BACKEND_MATCH")
+    head = (line_of(ambient_run, "Recompiling function"),)
+    if not reasons:
+        shown = Derived(len(failures), plural(len(failures), "failure line") if failures else "no failure line")
+        return Measured(None, head, "no reason given", {"lines": shown})
+    reason = reasons[0]
+    if "backend" not in reason.lower():
+        raise ValueError(f"the backend switch failed another guard: {reason!r}")
+    ev = head + (line_of(ambient_run, reason[:60]),)
+    slots = {"reason": Derived(reason, shorten(reason, 160)), "n": Derived(len(reasons))}
+    if printed is not None:
+        return Measured(reason, ev + (guard_ev(anatomy, printed),), "a printed backend check failed", slots)
+    return Measured(reason, ev + (_header_ev(anatomy),), "an unprinted backend check failed", slots)
 
 
 # -- 4. guards as objects ------------------------------------------------------------------------
@@ -497,18 +468,74 @@ def match_objects(
     return matched, left
 
 
-@fact("guards: explain() objects", EXPLAIN)
-def explain_count(result: SnippetResult) -> Measured:
+@fact("guards: explain() objects", EXPLAIN, ANATOMY, outcomes=("counted",))
+def explain_count(result: SnippetResult, anatomy: SnippetResult) -> Measured:
     m = re.search(r"^(\d+) guard objects$", result.stdout, re.M)
-    n = int(m.group(1)) if m else len(explain_objects(result))
-    return Measured(n, (line_of(result, "guard objects"),))
+    if not m:
+        raise ValueError("no count of guard objects printed")
+    n = int(m.group(1))
+    return Measured(
+        n,
+        (line_of(result, "guard objects"), _header_ev(anatomy)),
+        "counted",
+        {"n": str(n), "printed": Derived(len(first_dump(anatomy)))},
+    )
 
 
-@fact("guards: builders that printed nothing", EXPLAIN, ANATOMY, show=lambda v: ", ".join(v) or "none")
+@fact(
+    "guards: builders that printed nothing",
+    EXPLAIN,
+    ANATOMY,
+    show=lambda v: ", ".join(v) or "none",
+    outcomes=("some", "none"),
+)
 def silent_builders(result: SnippetResult, anatomy: SnippetResult) -> Measured:
     matched, _ = match_objects(result, anatomy)
     silent = sorted({b for b, _, mine in matched if not mine} - {b for b, _, mine in matched if mine})
-    return Measured(silent, tuple(line_of(result, b + " ") for b in silent))
+    if not silent:
+        return Measured(silent, (line_of(result, "guard objects"),), "none")
+    return Measured(silent, tuple(line_of(result, b + " ") for b in silent), "some", {"names": _codes(silent)})
+
+
+@fact("guards: global state behind silent builders", EXPLAIN, ANATOMY, outcomes=("shown in GLOBAL_STATE", "not shown"))
+def silent_in_global_state(result: SnippetResult, anatomy: SnippetResult) -> Measured:
+    silent = silent_builders(result, anatomy).value
+    state = next((g for g in first_dump(anatomy) if g.family == "GLOBAL_STATE" and not g.flat), None)
+    held = [(b, k) for b, k in GLOBAL_STATE_KEYS.items() if b in silent]
+    if state is not None:
+        held = [(b, k) for b, k in held if f'"{k}"' in state.predicate]
+    if state is None or not held:
+        return Measured([], (_header_ev(anatomy),), "not shown")
+    return Measured(
+        [b for b, _ in held],
+        (guard_ev(anatomy, state),),
+        "shown in GLOBAL_STATE",
+        {"builders": _codes(b for b, _ in held), "keys": _codes(f'"{k}"' for _, k in held)},
+    )
+
+
+@fact("guards: one object, several printed lines", EXPLAIN, ANATOMY, outcomes=("found", "none"))
+def one_object_many_lines(result: SnippetResult, anatomy: SnippetResult) -> Measured:
+    matched, _ = match_objects(result, anatomy)
+    many = [(b, mine) for b, _, mine in matched if len(mine) > 1]
+    if not many:
+        return Measured(None, (line_of(result, "guard objects"),), "none")
+    builder, mine = many[0]
+    return Measured(
+        builder,
+        (line_of(result, builder + " "),) + tuple(guard_ev(anatomy, g) for g in mine),
+        "found",
+        {"builder": builder, "n": Derived(len(mine))},
+    )
+
+
+@fact("guards: printed lines no object accounts for", EXPLAIN, ANATOMY, outcomes=("some", "none"))
+def unmatched_lines(result: SnippetResult, anatomy: SnippetResult) -> Measured:
+    _, left = match_objects(result, anatomy)
+    if not left:
+        return Measured([], (line_of(result, "guard objects"),), "none")
+    kinds = list(dict.fromkeys(g.kind for g in left))
+    return Measured(kinds, tuple(guard_ev(anatomy, g) for g in left), "some", {"kinds": _codes(kinds)})
 
 
 def explain_table(result: SnippetResult, anatomy: SnippetResult) -> str:
@@ -535,70 +562,9 @@ def explain_table(result: SnippetResult, anatomy: SnippetResult) -> str:
     return table(["builder (create_fn)", "source (name)", "lines printed for it", "which"], rows, "--r-")
 
 
-def explain_summary(result: SnippetResult, anatomy: SnippetResult) -> str:
-    count = explain_count(result)
-    matched, left = match_objects(result, anatomy)
-    guards = first_dump(anatomy)
-    text = [
-        claim(
-            "On this torch `explain()` returned **{n} guard objects**, while the dump of the same function printed "
-            "**{printed} checks**.",
-            n=count,
-            printed=Derived(len(guards)),
-            evidence=[_header_ev(anatomy)],
-        ).markdown()
-    ]
-    silent = silent_builders(result, anatomy)
-    if silent.value:
-        text.append(
-            claim(
-                "Builders that printed nothing of their own: {names}.",
-                names=Derived(silent.value, ", ".join(code(s) for s in silent.value)),
-                evidence=list(silent.evidence),
-            ).markdown()
-        )
-        state = next((g for g in guards if g.family == "GLOBAL_STATE" and not g.flat), None)
-        held = [(b, GLOBAL_STATE_KEYS[b]) for b in silent.value if b in GLOBAL_STATE_KEYS]
-        if state is not None and held:
-            held = [(b, k) for b, k in held if f'"{k}"' in state.predicate]
-            if held:
-                text.append(
-                    claim(
-                        "What {builders} would check is not unguarded: the printed `GLOBAL_STATE` line holds it ({keys}).",
-                        builders=Derived([b for b, _ in held], ", ".join(code(b) for b, _ in held)),
-                        keys=Derived([k for _, k in held], ", ".join(code(f'"{k}"') for _, k in held)),
-                        evidence=[guard_ev(anatomy, state)],
-                    ).markdown()
-                )
-    many = [(b, mine) for b, _, mine in matched if len(mine) > 1]
-    for builder, mine in many[:1]:
-        text.append(
-            claim(
-                "In the other direction, one {q_builder} object printed **{n} lines**.",
-                q_builder=builder,
-                n=Derived(len(mine)),
-                evidence=[line_of(result, builder + " ")] + [guard_ev(anatomy, g) for g in mine],
-            ).markdown()
-        )
-    if left:
-        kinds = list(dict.fromkeys(g.kind for g in left))
-        text.append(
-            claim(
-                "Printed lines no object here accounts for: {kinds}.",
-                kinds=Derived(kinds, ", ".join(code(k) for k in kinds)),
-                evidence=[guard_ev(anatomy, g) for g in left],
-            ).markdown()
-        )
-    return " ".join(text)
-
-
 # -- 5. five calls, one shape --------------------------------------------------------------------
 def five_calls(result: SnippetResult) -> list[dict]:
     return attribute_to_steps(result.output, STEP_RE)
-
-
-def _failure_ev(result: SnippetResult, reason: str):
-    return line_of(result, reason)
 
 
 def five_calls_table(result: SnippetResult) -> str:
@@ -607,62 +573,54 @@ def five_calls_table(result: SnippetResult) -> str:
         failures = [f for r in step["recompiles"] for f in r.failures]
         cell = (
             "<br>".join((f"{code(f.entry)}: " if f.entry else "") + code(shorten(f.reason, 100)) for f in failures)
-            or "— (first compile)"
+            or "—"
         )
         rows.append([step["label"], str(step["graphs"]) + markers_for([line_of(result, step["label"] + " ")]), cell])
-    return table(["call", "unique_graphs after", "guard failures reported, one per existing entry"], rows, "-r-")
+    return table(["call", "unique_graphs after", "failed guards in the log"], rows, "-r-")
 
 
-@fact("guards: graphs for five calls of one shape", FIVE)
+@fact("guards: graphs for five calls of one shape", FIVE, outcomes=("one per call", "fewer than calls"))
 def five_calls_graphs(result: SnippetResult) -> Measured:
-    last = five_calls(result)[-1]
-    return Measured(last["graphs"], (line_of(result, last["label"] + " "),))
-
-
-def five_calls_summary(result: SnippetResult) -> str:
     calls = five_calls(result)
-    total = five_calls_graphs(result)
+    last = calls[-1]
+    outcome = "one per call" if last["graphs"] == len(calls) else "fewer than calls"
+    return Measured(
+        last["graphs"],
+        (line_of(result, last["label"] + " "),),
+        outcome,
+        {"n": str(last["graphs"]), "calls": Derived(len(calls))},
+    )
+
+
+@fact(
+    "guards: failure lines per recompile",
+    FIVE,
+    show=lambda v: ", ".join(map(str, v)),
+    outcomes=("one per entry", "other counts"),
+)
+def failure_lines(result: SnippetResult) -> Measured:
+    calls = five_calls(result)
     counts = [sum(len(r.failures) for r in s["recompiles"]) for s in calls[1:]]
-    grows = all(c == i + 1 for i, c in enumerate(counts))
-    text = claim("Five calls with one shape and one dtype compiled **{n} graphs** on this torch.", n=total).markdown()
-    if grows:
-        text += (
-            " "
-            + claim(
-                "Each recompile reported one failure line per entry already in the cache ({counts}): dynamo tried "
-                "every entry before compiling.",
-                counts=Derived(counts, ", ".join(map(str, counts))),
-                evidence=[
-                    line_of(result, s["recompiles"][0].failures[-1].reason) for s in calls[1:] if s["recompiles"]
-                ],
-            ).markdown()
-        )
-    else:
-        text += f" Failure lines per recompile: {', '.join(str(c) for c in counts)}."
-    return text
+    before = [s["graphs"] for s in calls[:-1]]
+    ev = tuple(line_of(result, s["recompiles"][0].failures[-1].reason) for s in calls[1:] if s["recompiles"])
+    slots = {"counts": Derived(counts, ", ".join(map(str, counts)))}
+    return Measured(counts, ev, "one per entry" if counts == before else "other counts", slots)
 
 
-@fact("guards: no_grad recompile reason", FIVE)
+@fact("guards: no_grad recompile reason", FIVE, outcomes=("the whole global state", "names the field"))
 def no_grad_failure(result: SnippetResult) -> Measured:
     step = next(s for s in five_calls(result) if s["label"] == "no_grad")
     failures = [f for r in step["recompiles"] for f in r.failures]
     if not failures:
         raise ValueError("the no_grad call reported no guard failure")
     reason = failures[0].reason.strip()
-    return Measured(reason, (line_of(result, reason),))
-
-
-def no_grad_reason(result: SnippetResult) -> str:
-    reason = no_grad_failure(result)
-    if re.fullmatch(r"___check_global_state\(\)", str(reason)):
-        return claim(
-            "For the `no_grad` call this torch reports only {q_reason}: the whole global state is one check, so "
-            "the log cannot say which part changed.",
-            q_reason=reason,
-        ).markdown()
-    return claim(
-        "For the `no_grad` call this torch names the field that changed: {q_reason}.", q_reason=reason
-    ).markdown()
+    if re.fullmatch(r"___check_global_state\(\)", reason):
+        outcome = "the whole global state"
+    elif reason.startswith("GLOBAL_STATE changed: "):
+        outcome = "names the field"
+    else:
+        raise ValueError(f"an unknown no_grad reason: {reason!r}")
+    return Measured(reason, (line_of(result, reason),), outcome, {"reason": reason})
 
 
 # -- 6. modules: identity or type? ---------------------------------------------------------------
@@ -670,19 +628,32 @@ def self_guards(result: SnippetResult) -> list[list[Guard]]:
     """Per compiled entry, the guards on `self` itself and on its plain attributes."""
     out = []
     for dump in parse_guards_log(result.log("guards")):
-        out.append([g for g in dump if g.source == "L['self']" or re.fullmatch(r"L\['self'\]\.\w+", g.source)])
+        out.append(
+            [
+                g
+                for g in dump
+                if g.source == "L['self']"
+                or re.fullmatch(r"L\['self'\]\.\w+", g.source)
+                or "L['self'].k" in g.predicate
+            ]
+        )
     return out
 
 
-@fact("modules: guarded by", MODULE_GUARDS, show=lambda v: {"identity": "identity", "type": "type and attributes"}[v])
+@fact(
+    "modules: guarded by",
+    MODULE_GUARDS,
+    show=lambda v: {"identity": "identity", "type": "type and attributes"}[v],
+    outcomes=("guarded by identity", "guarded by type"),
+)
 def module_regime_fact(result: SnippetResult) -> Measured:
     on_self = [g for g in self_guards(result)[0] if g.source == "L['self']"]
     for g in on_self:
         if g.kind == "ID_MATCH":
-            return Measured("identity", (guard_ev(result, g),))
+            return Measured("identity", (guard_ev(result, g),), "guarded by identity", {"guard": g.predicate})
     for g in on_self:
         if g.kind == "TYPE_MATCH":
-            return Measured("type", (guard_ev(result, g),))
+            return Measured("type", (guard_ev(result, g),), "guarded by type", {"guard": g.predicate})
     raise ValueError(f"no guard on L['self'] found in {result.path}: {[g.kind for g in on_self]}")
 
 
@@ -717,123 +688,116 @@ def module_counts_table(result: SnippetResult) -> str:
     )
 
 
-def _count(result: SnippetResult, label: str) -> Measured:
-    return Measured(module_counts(result)[label], (line_of(result, label),))
-
-
 ENSEMBLE_16 = "ensemble of 16 identical members"
 ENSEMBLE_K = "ensemble of 4, each with its own k"
 LOOP = "model rebuilt in a 5-step eval loop"
 
 
-@fact("modules: graphs for an ensemble of 16", MODULE_COUNTS)
+def _count(result: SnippetResult, label: str, members: int, outcomes: tuple[str, str, str]) -> Measured:
+    n = module_counts(result)[label]
+    outcome = outcomes[0] if n == 1 else outcomes[1] if n == members else outcomes[2]
+    return Measured(n, (line_of(result, label),), outcome, {"n": str(n), "members": Derived(members)})
+
+
+@fact(
+    "modules: graphs for an ensemble of 16",
+    MODULE_COUNTS,
+    outcomes=("one graph", "one per member", "other"),
+)
 def ensemble_graphs(result: SnippetResult) -> Measured:
-    return _count(result, ENSEMBLE_16)
+    return _count(result, ENSEMBLE_16, 16, ("one graph", "one per member", "other"))
 
 
-@fact("modules: graphs for 4 members with different k", MODULE_COUNTS)
+@fact(
+    "modules: graphs for a model rebuilt in a loop",
+    MODULE_COUNTS,
+    outcomes=("one graph", "one per rebuild", "other"),
+)
+def loop_graphs(result: SnippetResult) -> Measured:
+    return _count(result, LOOP, 5, ("one graph", "one per rebuild", "other"))
+
+
+@fact(
+    "modules: graphs for 4 members with different k",
+    MODULE_COUNTS,
+    outcomes=("one graph", "one per value", "fewer than values"),
+)
 def ensemble_k_graphs(result: SnippetResult) -> Measured:
-    return _count(result, ENSEMBLE_K)
+    return _count(result, ENSEMBLE_K, 4, ("one graph", "one per value", "fewer than values"))
 
 
-@fact("modules: second entry guards k by value", MODULE_GUARDS)
-def second_entry_pins_k(result: SnippetResult) -> Measured:
-    dumps = self_guards(result)
-    if len(dumps) < 2:
-        return Measured("no second entry", (_header_ev(result),))
-
-    def pins(i):
-        return [g for g in dumps[i] if g.source == "L['self'].k" and re.search(r"==\s*[\d.]+$", g.predicate)]
-
-    if pins(1):
-        return Measured("yes", (guard_ev(result, pins(1)[0], 1),))
-    if not pins(0):
-        return Measured("neither entry does", (_header_ev(result), _header_ev(result, 1)))
+@fact(
+    "modules: why the second instance recompiled",
+    MODULE_GUARDS,
+    outcomes=("a guard on k failed", "no guard failure logged"),
+)
+def module_recompile_reason(result: SnippetResult) -> Measured:
+    reasons = [f.reason for r in parse_recompiles(result.log("recompiles")) for f in r.failures if f.reason]
+    last = (line_of(result, "two instances"),)
+    if not reasons:
+        if "Recompiling function" in result.output:
+            raise ValueError("a recompile without a reason")
+        return Measured(None, last, "no guard failure logged")
+    reason = reasons[0]
+    if not re.search(r"\bk\b", reason):
+        raise ValueError(f"the second instance failed another guard: {reason!r}")
     return Measured(
-        "no, only the first",
-        tuple(guard_ev(result, g, 1) for g in dumps[1] if g.source == "L['self'].k") or (_header_ev(result, 1),),
+        reason,
+        (line_of(result, reason[:60]),),
+        "a guard on k failed",
+        {"reason": Derived(reason, shorten(reason, 120))},
     )
 
 
-def module_verdict(guards_run: SnippetResult, counts_run: SnippetResult) -> str:
-    regime = module_regime_fact(guards_run)
-    ensemble, varied, loop = ensemble_graphs(counts_run), ensemble_k_graphs(counts_run), _count(counts_run, LOOP)
-    reasons = [f.reason for r in parse_recompiles(guards_run.log("recompiles")) for f in r.failures]
-    out = []
-    if regime.value == "identity":
-        out.append(
-            claim(
-                "**This build guards modules by identity.** `self` is checked with {q_fn}, the address of the "
-                "object: the 16-member ensemble compiled {ensemble} graphs and the rebuilt model compiled {loop}.",
-                evidence=list(regime.evidence),
-                q_fn="___check_obj_id",
-                ensemble=ensemble,
-                loop=loop,
-            ).markdown()
+_VALUE = re.compile(r"^L\['self'\]\.k == [\d.]+$")
+
+
+@fact(
+    "modules: second entry guards k by value",
+    MODULE_GUARDS,
+    outcomes=(
+        "k not guarded",
+        "value guard",
+        "attribute became symbolic",
+        "lambda guard, unknown var",
+        "no second entry",
+    ),
+)
+def second_entry_pins_k(result: SnippetResult) -> Measured:
+    dumps = parse_guards_log(result.log("guards"))
+    if len(dumps) < 2:
+        return Measured("no second entry", (_header_ev(result),), "no second entry")
+    on_k = [[g for g in d if "L['self'].k" in g.predicate] for d in dumps[:2]]
+    if not on_k[0] and not on_k[1]:
+        return Measured("neither entry does", (_header_ev(result), _header_ev(result, 1)), "k not guarded")
+    first = [g for g in on_k[0] if _VALUE.match(g.predicate)]
+    second = on_k[1]
+    pinned = [g for g in second if _VALUE.match(g.predicate)]
+    if pinned:
+        return Measured("yes", (guard_ev(result, pinned[0], 1),), "value guard", {"guard": pinned[0].predicate})
+    if not first:
+        raise ValueError(f"the first entry does not compare k with a value: {[g.predicate for g in on_k[0]]}")
+    slots = {"first": first[0].predicate}
+    typ = next((g for g in second if g.kind == "TYPE_MATCH"), None)
+    bug = next((g for g in second if "please file a bug" in g.comment), None)
+    nan = next((g for g in second if "isnan" in g.predicate), None)
+    if bug is not None and typ is not None:
+        ev = (guard_ev(result, first[0]), guard_ev(result, typ, 1), guard_ev(result, bug, 1))
+        return Measured(
+            "no, only the first",
+            ev,
+            "lambda guard, unknown var",
+            slots | {"type": typ.predicate, "lambda": bug.predicate, "comment": bug.comment},
         )
-    else:
-        out.append(
-            claim(
-                "**This build guards modules by type and attributes.** `self` gets {q_guard}, and the code's reads of "
-                "`self` become guards of their own.",
-                evidence=list(regime.evidence),
-                q_guard=next(
-                    g.predicate
-                    for g in self_guards(guards_run)[0]
-                    if g.source == "L['self']" and g.kind == "TYPE_MATCH"
-                ),
-            ).markdown()
+    if typ is not None and nan is not None and all(g in (typ, nan) for g in second):
+        ev = (guard_ev(result, first[0]), guard_ev(result, typ, 1), guard_ev(result, nan, 1))
+        return Measured(
+            "no, only the first",
+            ev,
+            "attribute became symbolic",
+            slots | {"type": typ.predicate, "nan": nan.predicate},
         )
-        share = (
-            "Identical instances share a graph"
-            if ensemble.value == 1 and loop.value == 1
-            else "Identical instances do not all share a graph"
-        )
-        out.append(
-            claim(
-                share
-                + ": the 16-member ensemble compiled {ensemble} {g1} and the model rebuilt in a loop compiled {loop} {g2}.",
-                evidence=list(ensemble.evidence) + list(loop.evidence),
-                ensemble=ensemble.value,
-                loop=loop.value,
-                g1=Derived("graph" if ensemble.value == 1 else "graphs"),
-                g2=Derived("graph" if loop.value == 1 else "graphs"),
-            ).markdown()
-        )
-    if reasons:
-        out.append(
-            claim(
-                "The second instance recompiled because {q_reason} failed.",
-                q_reason=Derived(reasons[0], shorten(reasons[0], 120)),
-                evidence=[line_of(guards_run, reasons[0][:60])],
-            ).markdown()
-        )
-    pinned = second_entry_pins_k(guards_run)
-    if varied.value >= 4:
-        out.append(
-            claim(
-                "Members that differ in the float attribute compiled one graph each: {n} graphs for 4 values of `k`.",
-                n=varied,
-            ).markdown()
-        )
-    else:
-        text = claim(
-            "Members that differ in the float attribute did **not** compile one graph each: {n} {g} for 4 values of `k`.",
-            n=varied,
-            g=Derived("graph" if varied.value == 1 else "graphs"),
-        ).markdown()
-        if pinned.value == "no, only the first":
-            text += (
-                " "
-                + claim(
-                    "The second entry's guards, in the table above, explain it: they no longer compare `k` with a value, "
-                    "only check what kind of number it is, so after the first miss the float became a symbol that every "
-                    "later value reuses.",
-                    evidence=list(pinned.evidence),
-                ).markdown()
-            )
-        out.append(text)
-    return " ".join(out)
+    raise ValueError(f"second entry's guards on k of an unknown shape: {[g.predicate for g in second]}")
 
 
 # -- 7. what guards do not cover -----------------------------------------------------------------
@@ -846,23 +810,6 @@ def helper_results(result: SnippetResult) -> dict[str, str]:
     return out
 
 
-@fact(
-    "inlined helper rebound",
-    HELPER,
-    show=lambda v: {True: "compiled code keeps the old body", False: "recompiles at once"}[v],
-)
-def helper_stale(result: SnippetResult) -> Measured:
-    r = helper_results(result)
-    return Measured(
-        r["compiled, same shape"] != r["eager, after rebind"],
-        (line_of(result, "eager, after rebind"), line_of(result, "compiled, same shape")),
-    )
-
-
-def helper_is_stale(result: SnippetResult) -> bool:
-    return helper_stale(result).value
-
-
 def helper_guard(guards_run: SnippetResult) -> Guard | None:
     for dump in parse_guards_log(guards_run.log("guards")):
         for g in dump:
@@ -871,98 +818,95 @@ def helper_guard(guards_run: SnippetResult) -> Guard | None:
     return None
 
 
-def _recompiled_before(result: SnippetResult, label: str) -> bool:
-    """Whether a recompile message came between the previous printed line and the one starting with `label`."""
+@fact(
+    "inlined helper rebound",
+    HELPER,
+    show=lambda v: {True: "compiled code keeps the old body", False: "recompiles at once"}[v],
+    outcomes=(
+        "keeps the old body, no guard on the helper",
+        "keeps the old body, despite a guard on the helper",
+        "recompiles on a guard on the helper",
+    ),
+)
+def helper_stale(result: SnippetResult) -> Measured:
+    r = helper_results(result)
+    stale = r["compiled, same shape"] != r["eager, after rebind"]
+    guard = helper_guard(result)
+    ev = (line_of(result, "eager, after rebind"), line_of(result, "compiled, same shape"))
+    slots = {"first": r["compiled, first call"], "eager": r["eager, after rebind"], "same": r["compiled, same shape"]}
+    ev = (line_of(result, "compiled, first call"),) + ev
+    if stale and guard is None:
+        return Measured(True, ev + (_header_ev(result),), "keeps the old body, no guard on the helper", slots)
+    if guard is None:
+        raise ValueError("the rebind was seen with no guard on the helper printed")
+    slots |= {"guard": guard.predicate}
+    if stale:
+        return Measured(
+            True, ev + (guard_ev(result, guard),), "keeps the old body, despite a guard on the helper", slots
+        )
+    return Measured(False, ev + (guard_ev(result, guard),), "recompiles on a guard on the helper", slots)
+
+
+def helper_is_stale(result: SnippetResult) -> bool:
+    return helper_stale(result).value
+
+
+def _step_recompiled(result: SnippetResult, label: str) -> list[str]:
+    """The failed guards logged between the previous printed line and the one starting with `label`."""
     lines = result.output.splitlines()
     idx = next(i for i, ln in enumerate(lines) if ln.startswith(label))
     prev = max((i for i, ln in enumerate(lines[:idx]) if ln.startswith(("compiled,", "eager,"))), default=0)
-    return any(ln.startswith("Recompiling function") for ln in lines[prev:idx])
+    found = parse_recompiles("\n".join(lines[prev:idx]))
+    if not found:
+        return []
+    return [f.reason for r in found for f in r.failures] or ["(no reason printed)"]
 
 
-def helper_verdict(result: SnippetResult) -> str:
+def _body(r: dict[str, str], value: str) -> str:
+    """Which body produced `value`: the elements are compared, so a result of another length still tells."""
+
+    def elems(text: str) -> set[str]:
+        return set(re.findall(r"-?[\d.]+", text))
+
+    if elems(value) == elems(r["eager, after rebind"]):
+        return "new body"
+    if elems(value) == elems(r["compiled, first call"]):
+        return "old body"
+    return "neither"
+
+
+@fact(
+    "guards: helper probe, a new shape",
+    HELPER,
+    outcomes=("recompiles, new body", "recompiles, old body", "reuses an entry, new body", "reuses an entry, old body"),
+)
+def helper_new_shape(result: SnippetResult) -> Measured:
+    return _helper_step(result, "compiled, new shape", "new")
+
+
+@fact(
+    "guards: helper probe, back to the first shape",
+    HELPER,
+    outcomes=("recompiles, new body", "recompiles, old body", "reuses an entry, new body", "reuses an entry, old body"),
+)
+def helper_back(result: SnippetResult) -> Measured:
+    return _helper_step(result, "compiled, back to 3", "back")
+
+
+def _helper_step(result: SnippetResult, label: str, slot: str) -> Measured:
     r = helper_results(result)
-    guard = helper_guard(result)
-    ev = lambda label: line_of(result, label)  # noqa: E731
-    out = [
-        claim(
-            "The first call compiled and returned {first}.",
-            first=r["compiled, first call"],
-            evidence=[ev("compiled, first call")],
-        ).markdown(),
-        claim(
-            "After the rebind, eager Python returns {eager}: the new body.",
-            eager=r["eager, after rebind"],
-            evidence=[ev("eager, after rebind")],
-        ).markdown(),
-    ]
-    if helper_is_stale(result):
-        out.append(
-            claim(
-                "**On this torch the compiled function kept running the old body**: the same shape returned {same}.",
-                same=r["compiled, same shape"],
-                evidence=[ev("compiled, same shape")],
-            ).markdown()
-        )
-        if guard is None:
-            out.append(
-                claim(
-                    "None of the printed guards mentions the helper, so nothing invalidated the entry.",
-                    evidence=[_header_ev(result)],
-                ).markdown()
-            )
-        else:
-            out.append(
-                claim(
-                    "The closest guard is {q_guard}.", q_guard=guard.predicate, evidence=[guard_ev(result, guard)]
-                ).markdown()
-            )
-    else:
-        out.append(
-            claim(
-                "**On this torch the rebind recompiled at once**: the same shape returned {same}, like eager Python.",
-                same=r["compiled, same shape"],
-                evidence=[ev("compiled, same shape")],
-            ).markdown()
-        )
-        if guard is not None:
-            out.append(
-                claim(
-                    "The first compile had installed {q_guard}: a guard on the helper's code object, which the "
-                    "new function does not share.",
-                    q_guard=guard.predicate,
-                    evidence=[guard_ev(result, guard)],
-                ).markdown()
-            )
-    new_recompiled = _recompiled_before(result, "compiled, new shape")
-    out.append(
-        claim(
-            "The call with a new shape "
-            + ("missed every entry and compiled again" if new_recompiled else "reused an entry")
-            + ", returning {new}.",
-            new=r["compiled, new shape"],
-            evidence=[ev("compiled, new shape")],
-        ).markdown()
-    )
-    back = r.get("compiled, back to 3")
-    if back is not None:
-        body = (
-            "the new body"
-            if back == r["eager, after rebind"]
-            else ("the old body" if back == r["compiled, first call"] else "neither body")
-        )
-        how = (
-            "had to compile again"
-            if _recompiled_before(result, "compiled, back to 3")
-            else "found an entry without compiling"
-        )
-        out.append(
-            claim(
-                "Back at the first shape, the call " + how + " and returned {back}: " + body + ".",
-                back=back,
-                evidence=[ev("compiled, back to 3")],
-            ).markdown()
-        )
-    return " ".join(out)
+    value = r[label]
+    body = _body(r, value)
+    if body == "neither":
+        raise ValueError(f"{label} returned neither body: {value}")
+    failed = _step_recompiled(result, label)
+    ev = (line_of(result, label),)
+    slots = {slot: value}
+    if failed:
+        ev += (line_of(result, failed[0][:60]),) if failed[0] != "(no reason printed)" else ()
+        slots["reason"] = Derived(failed[0], shorten(failed[0], 100))
+        return Measured(f"recompiles, {body}", ev, f"recompiles, {body}", slots)
+    return Measured(f"reuses an entry, {body}", ev, f"reuses an entry, {body}", slots)
 
 
 # -- changes no guard sees ------------------------------------------------------------------------
@@ -983,70 +927,33 @@ def unseen_changes(result: SnippetResult) -> Measured:
     return Measured(found, tuple(ev))
 
 
-def unguarded_verdict(result: SnippetResult) -> str:
+@fact("guards: globals filtered out", UNGUARDED, outcomes=("stale", "seen", "not available"))
+def filtered_globals(result: SnippetResult) -> Measured:
     r = unguarded_results(result)
-    ev = lambda label: line_of(result, label)  # noqa: E731
-    out = []
-    if "filtered, first call" in r:
-        stale = r["filtered, after rebind"] != r["eager, after rebind"]
-        out.append(
-            claim(
-                "**With the guards on globals filtered out**, the helper probe above goes stale: after the rebind eager "
-                "Python returns {eager}, the filtered compile still {same}."
-                if stale
-                else "**With the guards on globals filtered out**, the rebind was still seen: the filtered compile returned {same}, like eager ({eager}).",
-                eager=r["eager, after rebind"],
-                same=Derived(r["filtered, after rebind"], ("returns " if stale else "") + r["filtered, after rebind"]),
-                evidence=[ev("eager, after rebind"), ev("filtered, after rebind")],
-            ).markdown()
-        )
-        if stale:
-            out.append(
-                "`guard_filter_fn` chooses which guards dynamo installs; every guard you drop is a change the "
-                "entry will no longer notice, which is why these filters carry `_unsafe` in their names."
-            )
-    else:
+    if "filtered, first call" not in r:
         label = next((k for k in r if k in ("skip_guard_on_globals_unsafe", "guard_filter_fn")), None)
-        if label:
-            printed = ev(label)
-            out.append(
-                claim(
-                    "This torch cannot drop its guards on globals that way; the snippet printed {q_line}.",
-                    q_line=printed.line,
-                    evidence=[printed],
-                ).markdown()
-            )
-    if "constant, first call" in r:
-        stale = r["constant, after the change"] != r["eager, after the change"]
-        if stale:
-            out.append(
-                claim(
-                    "**A value dynamo was told is constant** is read once, while tracing: after the setting changed, "
-                    "eager code computes {eager} and the compiled function still returns {compiled}, with no recompile.",
-                    eager=r["eager, after the change"],
-                    compiled=r["constant, after the change"],
-                    evidence=[ev("eager, after the change"), ev("constant, after the change")],
-                ).markdown()
-            )
-        else:
-            out.append(
-                claim(
-                    "The value read through `assume_constant_result` followed the change here: the compiled function "
-                    "returned {compiled}, like eager ({eager}).",
-                    eager=r["eager, after the change"],
-                    compiled=r["constant, after the change"],
-                    evidence=[ev("eager, after the change"), ev("constant, after the change")],
-                ).markdown()
-            )
-    elif "assume_constant_result" in r:
-        out.append(
-            claim(
-                "This torch has no `assume_constant_result`: the snippet printed {q_line}.",
-                q_line="assume_constant_result",
-                evidence=[ev("assume_constant_result")],
-            ).markdown()
-        )
-    return " ".join(out)
+        if label is None:
+            raise ValueError("neither a filtered run nor a reason it is missing")
+        printed = line_of(result, label)
+        return Measured("not available", (printed,), "not available", {"line": printed.line})
+    eager, same = r["eager, after rebind"], r["filtered, after rebind"]
+    ev = (line_of(result, "eager, after rebind"), line_of(result, "filtered, after rebind"))
+    outcome = "stale" if same != eager else "seen"
+    return Measured(outcome, ev, outcome, {"eager": eager, "same": same})
+
+
+@fact("guards: assume_constant_result", UNGUARDED, outcomes=("stale", "followed", "not available"))
+def constant_result(result: SnippetResult) -> Measured:
+    r = unguarded_results(result)
+    if "constant, first call" not in r:
+        if "assume_constant_result" not in r:
+            raise ValueError("neither a constant run nor a reason it is missing")
+        printed = line_of(result, "assume_constant_result")
+        return Measured("not available", (printed,), "not available", {"line": printed.line})
+    eager, compiled = r["eager, after the change"], r["constant, after the change"]
+    ev = (line_of(result, "eager, after the change"), line_of(result, "constant, after the change"))
+    outcome = "stale" if compiled != eager else "followed"
+    return Measured(outcome, ev, outcome, {"eager": eager, "compiled": compiled})
 
 
 def split_dump_count(result: SnippetResult) -> int:
