@@ -242,7 +242,8 @@ def test_resume_values_and_list_lengths_have_kinds_of_their_own(indexes):
     stack_entry = messages.match(stack, payload)
     assert stack_entry["sections"][0]["href"].endswith("breaks/#resume-functions")
     assert "Resume functions" in (ROOT / "docs" / "breaks.md").read_text()
-    assert kinds["list-length"].explained.startswith("gym/") and "No lesson" in kinds["list-length"].text
+    texts = messages.kind_texts(ROOT / "docs")  # the page says what each kind means
+    assert kinds["list-length"].explained.startswith("gym/") and "No lesson" in texts["list-length"].text
 
 
 def test_a_dispatch_key_set_mismatch_matches_whatever_the_keys(indexes):
@@ -275,8 +276,8 @@ def test_no_continuation_source_or_caret_line_is_a_message(indexes, release):
         assert graph_break and "or:" in graph_break[0].parts
     limit = [m for m in index.messages if m.kind.id == "limit"]
     assert limit and all(m.pattern.startswith("torch._dynamo hit") for m in limit)  # its other lines are its parts
-    page = messages.render(index)
-    here = re.search(r"<p>(\d+) messages printed by this build", page)
+    page = messages.counts_table(index)
+    here = re.search(r"\(this build\) \| (\d+) \|", page)
     assert here and int(here.group(1)) == sum(m.here for m in index.messages) == len(
         {messages.normalize(line) for r in rec.snippets for _, line, _ in messages._messages(r)} - {""}
     )
@@ -284,9 +285,29 @@ def test_no_continuation_source_or_caret_line_is_a_message(indexes, release):
 
 def test_the_torch_column_names_this_build_once(indexes):
     rec, payload = indexes["2.13.0"]
-    page = messages.render(messages.index_for(rec, ROOT))
+    index = messages.index_for(rec, ROOT)
+    page = messages.render(index) + messages.counts_table(index)
     assert "this build," not in page and "2.13.0 (this build)" in page
-    assert "this build" not in messages.OTHER.text  # it also lists what only other releases printed
+    assert "this build" not in index.texts["other"].text  # it also lists what only other releases printed
+
+
+def test_the_page_explains_every_kind_the_index_shows_and_no_other(indexes):
+    """What a kind means is written in docs/messages.md, one heading {#kind-ID} per kind a release printed;
+    the build fails when a kind shown has no text there, and messages.py holds none."""
+    rec, payload = indexes["2.13.0"]
+    index = messages.index_for(rec, ROOT)
+    shown = {m.kind.id for m in index.messages}
+    assert set(index.texts) == shown and set(payload["kinds"]) == shown
+    assert all(payload["kinds"][k]["text"] == " ".join(index.texts[k].text.split()) for k in shown)
+    page = (ROOT / "docs" / "messages.md").read_text()
+    assert all(f'messages.kind_table(index, "{k}")' in page for k in shown)
+    del index.texts["size"]
+    with pytest.raises(messages.PageError, match="kind 'size'"):
+        messages.check_texts(index)
+    # the 2.2-2.6 spelling of a resume function's value is that kind, not "a Python value"
+    old, _ = indexes["2.2.2"]
+    line = messages.message_text(record_line(old, "gym/g9_item.py", "___stack0'] =="))
+    assert messages.kind_of(messages.normalize("- " + line)).id == "resume-value"
 
 
 @pytest.mark.parametrize("release", ["2.2.2", "2.13.0", "2.14.1"])

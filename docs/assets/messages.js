@@ -36,6 +36,14 @@
     return node;
   }
 
+  // A kind's text is the page's Markdown (docs/messages.md): `code` spans become <code>, the rest is text.
+  function inline(node, text) {
+    text.split("`").forEach(function (part, i) {
+      if (i % 2) node.appendChild(el("code", {}, part));
+      else if (part) node.appendChild(document.createTextNode(part));
+    });
+  }
+
   function init() {
     var source = document.getElementById("message-patterns");
     var input = document.getElementById("fg-log");
@@ -63,7 +71,8 @@
       var box = el("div", { "class": "fg-note" });
       var head = el("p");
       head.appendChild(el("strong", {}, kind.title + (found.how === "similar" ? " (a similar message)" : "")));
-      head.appendChild(document.createTextNode(" " + kind.text));
+      head.appendChild(document.createTextNode(" "));
+      inline(head, kind.text);
       box.appendChild(head);
       if (p.part_of) {
         var part = el("p");
@@ -127,7 +136,7 @@
         }
         if (dump) {
           dumped += 1;
-          var box = quiet(item, "dump", "Part of a guard dump (TORCH_LOGS=guards): the checks one compiled entry runs on every call. ");
+          var box = quiet(item, "dump", "Part of a guard dump (TORCH_LOGS=guards): the checks of one compiled entry, which a call must pass to use it. ");
           data.dumps.forEach(function (s, i) {
             box.appendChild(document.createTextNode(i ? ", " : "Read one in "));
             box.appendChild(el("a", { href: s.href, "class": "fg-section" }, s.title));

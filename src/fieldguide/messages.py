@@ -11,6 +11,10 @@ placeholder. Lines with the same pattern are one entry of the index, linked to t
 guide whose snippet printed it (for a gym scenario: the section the drill names) and to that
 snippet. The page ships the patterns as regular expressions, and ``assets/messages.js`` matches a
 reader's pasted log against them in the browser.
+
+This module matches and groups; it holds no explanation. What each kind of message means is written in
+the page (docs/messages.md, a heading ``{ #kind-ID }`` per kind, its text under it), read from there
+for the paste box, and checked: a kind the index shows without a text there fails the build.
 """
 
 from __future__ import annotations
@@ -42,6 +46,7 @@ _EXPR_LINE = re.compile(r" == | != | <= | >= | < | > |^___|^\(|^not |^isinstance
 _CHAIN = re.compile(
     r"""(?<![\w.'"<])(?:[LG]\[(?:'[^']*'|"[^"]*")\]|[A-Za-z_]\w*)(?:\.\w+|\[(?:'[^']*'|"[^"]*"|\d+)\])*"""
 )
+_STACK = re.compile(r"L\['___stack\d+'\]")  # a value left across a graph break (torch 2.2-2.6 spell it so)
 _KEEP = {"and", "or", "not", "is", "in", "None", "True", "False", "type", "class", "id", "isinstance", "hasattr", "len"}
 PLACEHOLDERS = {
     "id": r"\S+?",
@@ -65,7 +70,7 @@ def _expression(text: str) -> str:
 
     def chain(m: re.Match) -> str:
         s, end = m.group(0), m.end()
-        if s.startswith("___") or s in _KEEP or s.startswith("<"):
+        if s.startswith("___") or s in _KEEP or s.startswith("<") or _STACK.fullmatch(s):
             return s
         if end < len(m.string) and m.string[end] == "(":  # a call: keep the method name
             head, dot, method = s.rpartition(".")
@@ -125,147 +130,112 @@ def message_text(line: str) -> str:
 
 
 # -- what a pattern means ----------------------------------------------------------------------
+# A kind is matched here; what it means is written in the page (docs/messages.md): a heading with the
+# anchor "kind-ID" and the paragraphs under it, up to the table the page prints for that kind.
 @dataclass(frozen=True)
 class Kind:
     id: str
-    title: str
-    text: str
     test: re.Pattern  # searched in a pattern (a normalized line), never in a raw line
     explained: str = ""  # a docs page and anchor that teaches this kind ("breaks.md#resume-functions"), if one does
+
+    @property
+    def title(self) -> str:
+        return kind_texts()[self.id].title
+
+    @property
+    def text(self) -> str:
+        """The page's explanation of this kind as plain text (inline code marks dropped)."""
+        return kind_texts()[self.id].plain
 
 
 KINDS = [
     Kind(
-        "header",
-        "A recompile starts",
-        "One recompile of the function named, defined at the file and line shown. "
-        "The lines below it name the guards that failed: no entry already in the function's cache accepted the call "
-        '(with recompiles_verbose, each "guard N failures:" lists the failed guards of one cached entry).',
-        re.compile(r"^Recompiling function |^triggered by the following guard failure|^guard <n> failures:$"),
+        "header", re.compile(r"^Recompiling function |^triggered by the following guard failure|^guard <n> failures:$")
     ),
-    Kind(
-        "limit",
-        "The cache limit was hit",
-        "The function recompiled until its cache reached the limit named; "
-        "torch then stops compiling new entries for it. The section explains what happens to the calls after that.",
-        re.compile(r"hit config\.\w*limit|last reason: |^function: |^To (?:log|diagnose) "),
-    ),
-    Kind(
-        "size",
-        "A tensor size differs",
-        "A tensor argument's size in this dimension is not the one the cached "
-        "entry was compiled for: the entry guarded that size as a constant.",
-        re.compile(r"size mismatch"),
-    ),
-    Kind(
-        "stride",
-        "A tensor stride differs",
-        "Same sizes, another memory layout: the tensor's strides differ from "
-        "the ones the entry was compiled for (a transposed or sliced view, for example).",
-        re.compile(r"stride mismatch"),
-    ),
-    Kind(
-        "requires-grad",
-        "requires_grad differs",
-        "The tensor's requires_grad flag is not the one the entry was compiled for.",
-        re.compile(r"requires_grad mismatch"),
-    ),
-    Kind(
-        "dtype",
-        "A tensor dtype differs",
-        "The tensor has another dtype than the entry was compiled for.",
-        re.compile(r"dtype mismatch"),
-    ),
-    Kind(
-        "device",
-        "A tensor device or dispatch key set differs",
-        "The tensor's device, or its dispatch key set, is "
-        "not the one the entry was compiled for. A key set names the device's keys (CPU, CUDA, ...) and the layers "
-        "that handle the tensor's operations (Autograd..., for example): compare the expected keys with the actual "
-        "ones in the line to see which differ.",
-        re.compile(r"device mismatch|DispatchKeySet mismatch|dispatch key set mismatch"),
-    ),
-    Kind(
-        "global-state",
-        "Ambient state changed",
-        "State outside the arguments changed since the entry was compiled: "
-        "grad mode (a call under torch.no_grad()), for example.",
-        re.compile(r"GLOBAL_STATE|___check_global_state"),
-    ),
-    Kind(
-        "backend",
-        "Another backend",
-        "The function is called through a torch.compile with another backend than the one its entry was compiled for.",
-        re.compile(r"BACKEND_MATCH|backend"),
-    ),
-    Kind(
-        "object-id",
-        "Another object",
-        "The graph depends on an object by identity (a function's code, a module, "
-        "a global), and the object found now is a different one.",
-        re.compile(r"___check_obj_id|ID_MATCH"),
-    ),
-    Kind(
-        "type-id",
-        "Another type",
-        "A value now has another type than the entry was compiled for.",
-        re.compile(r"___check_type_id|TYPE_MATCH"),
-    ),
-    Kind(
-        "size-range",
-        "A size outside the dynamic range",
-        "A dynamic (symbolic) size carries a range, and this "
-        "value is outside it: the guard states the range the entry was compiled for.",
-        re.compile(r"<= <expr>\.size\(\)|<expr>\.size\(\)\[<n>\] [<>]=?"),
-    ),
-    Kind(
-        "resume-value",
-        "A value passed across a graph break changed",
-        "___stack0 (___stack1, ...) is a value the "
-        "code before a graph break left for the code after it, such as the result of an .item() call. The code "
-        "after the break runs as a resume function, compiled on its own, and its entry was compiled for that value "
-        "as a constant: this call brought another one.",
-        re.compile(r"^___stack\d+ (?:==|!=) "),
-        "breaks.md#resume-functions",
-    ),
-    Kind(
-        "list-length",
-        "A list has another length",
-        "A list (or tuple) the graph used has another number of items "
-        "than the entry was compiled for: the entry guards its length. No lesson of this guide explains this guard; "
-        "the drill linked measures it.",
-        re.compile(r"^len\(<expr>\) (?:==|!=) "),
-        "gym/index.md#gym-8",
-    ),
-    Kind(
-        "value",
-        "A Python value changed",
-        "A Python value the graph used (a global, an attribute, an int "
-        "argument) was baked in as a constant, and it has another value now.",
-        re.compile(r"^<expr> == "),
-    ),
-    Kind(
-        "config",
-        "Config restored",
-        "dynamo compares the config an entry was compiled under with the current one and logs the difference.",
-        re.compile(r"config saved when compiling|^Saved hash|^Restoring saved config|^\* \w+="),
-    ),
-    Kind(
-        "graph-break",
-        "A graph break",
-        "dynamo could not capture an operation into the graph, so it split the "
-        "function there; the message names the operation and, in the lines that follow it, where in your code it is.",
-        re.compile(r"^Graph break"),
-        "breaks.md#what-breaks-a-graph",
-    ),
+    Kind("limit", re.compile(r"hit config\.\w*limit|last reason: |^function: |^To (?:log|diagnose) ")),
+    Kind("size", re.compile(r"size mismatch")),
+    Kind("stride", re.compile(r"stride mismatch")),
+    Kind("requires-grad", re.compile(r"requires_grad mismatch")),
+    Kind("dtype", re.compile(r"dtype mismatch")),
+    Kind("device", re.compile(r"device mismatch|DispatchKeySet mismatch|dispatch key set mismatch")),
+    Kind("global-state", re.compile(r"GLOBAL_STATE|___check_global_state")),
+    Kind("backend", re.compile(r"BACKEND_MATCH|backend")),
+    Kind("object-id", re.compile(r"___check_obj_id|ID_MATCH")),
+    Kind("type-id", re.compile(r"___check_type_id|TYPE_MATCH")),
+    Kind("size-range", re.compile(r"<= <expr>\.size\(\)|<expr>\.size\(\)\[<n>\] [<>]=?")),
+    # torch 2.2-2.6 print L['___stack0'], later releases ___stack0 (normalize keeps both)
+    Kind("resume-value", re.compile(r"^(?:L\['___stack\d+'\]|___stack\d+) (?:==|!=) "), "breaks.md#resume-functions"),
+    Kind("list-length", re.compile(r"^len\(<expr>\) (?:==|!=) "), "gym/index.md#gym-8"),
+    Kind("value", re.compile(r"^<expr> == ")),
+    Kind("config", re.compile(r"config saved when compiling|^Saved hash|^Restoring saved config|^\* \w+=")),
+    Kind("graph-break", re.compile(r"^Graph break"), "breaks.md#what-breaks-a-graph"),
 ]
-OTHER = Kind(
-    "other",
-    "Other message",
-    "A message that the guide's snippets printed (on the torch releases listed "
-    "with it); the section linked shows it in context.",
-    re.compile(""),
-)
+OTHER = Kind("other", re.compile(""))
+
+
+@dataclass(frozen=True)
+class KindText:
+    """What the page says a kind of message means: its heading and the Markdown under it."""
+
+    title: str
+    text: str  # Markdown: paragraphs with inline code
+
+    @property
+    def plain(self) -> str:
+        return re.sub(r"`([^`]*)`", r"\1", " ".join(self.text.split()))
+
+
+PAGE = "messages.md"
+_KIND_HEADING = re.compile(r"^#{2,6}\s+(?P<title>.*?)\s*\{\s*#kind-(?P<id>[\w-]+)[^}]*\}\s*$")
+
+
+class PageError(ValueError):
+    """The messages page does not explain a kind the index shows, or explains one that does not exist."""
+
+
+def read_kind_texts(markdown: str) -> dict[str, KindText]:
+    """kind id -> its heading and text, from the page's headings {#kind-ID} (fenced code is not text)."""
+    out: dict[str, KindText] = {}
+    current: tuple[str, str] | None = None
+    body: list[str] = []
+    in_code = False
+
+    def close():
+        if current:
+            out[current[0]] = KindText(current[1], "\n".join(body).strip())
+
+    for line in markdown.splitlines():
+        if re.match(r"^\s*(```|~~~)", line):
+            in_code = not in_code
+            if current:  # the kind's text ends where its table's code block starts
+                close()
+                current = None
+            continue
+        if in_code:
+            continue
+        m = _KIND_HEADING.match(line)
+        if m or line.startswith("#"):
+            close()
+            current, body = ((m.group("id"), m.group("title")) if m else None), []
+            continue
+        if current:
+            body.append(line)
+    close()
+    return out
+
+
+_DOCS_DIR = Path(__file__).resolve().parents[2] / "docs"  # the checkout's docs (the package is installed editable)
+
+
+@functools.lru_cache(maxsize=4)
+def _page_texts(path: Path, mtime: float) -> dict[str, KindText]:
+    return read_kind_texts(path.read_text(encoding="utf-8"))
+
+
+def kind_texts(docs_dir: Path | None = None) -> dict[str, KindText]:
+    """The page's explanation of each kind (docs/messages.md)."""
+    path = (docs_dir or _DOCS_DIR) / PAGE
+    return _page_texts(path, path.stat().st_mtime)
 
 
 def kind_of(pattern: str) -> Kind:
@@ -526,6 +496,7 @@ class Index:
     sections: dict[str, list[Section]]
     dumps: list[Section] = field(default_factory=list)
     kinds: dict[str, Section] = field(default_factory=dict)  # kind id -> the section that teaches it
+    texts: dict[str, KindText] = field(default_factory=dict)  # kind id -> what the page says it means
 
 
 def kind_sections(docs_dir: Path) -> dict[str, Section]:
@@ -560,7 +531,29 @@ def build_index(build: BuildRecord, root: Path, docs_dir: Path, page_urls: dict[
         sections,
         dump_sections(docs_dir, page_urls),
         kind_sections(docs_dir),
+        kind_texts(docs_dir),
     )
+
+
+def check_texts(index: Index) -> None:
+    """Raise PageError when a kind the index shows has no text in the page, or the page explains a kind that
+    does not exist or that no measured message has (its text would stand over an empty table)."""
+    shown = {m.kind.id for m in index.messages}
+    known = {k.id for k in [*KINDS, OTHER]}
+    problems = [
+        f"no heading {{#kind-{k}}} in docs/{PAGE} explains the kind {k!r}" for k in sorted(shown - set(index.texts))
+    ]
+    problems += [
+        f"docs/{PAGE} explains {{#kind-{k}}}, which is not a kind of messages.py"
+        for k in sorted(set(index.texts) - known)
+    ]
+    problems += [
+        f"docs/{PAGE} explains {{#kind-{k}}}, and no release measured a message of that kind"
+        for k in sorted((set(index.texts) & known) - shown)
+    ]
+    problems += [f"docs/{PAGE}: the kind {k!r} has a heading and no text" for k, t in index.texts.items() if not t.text]
+    if problems:
+        raise PageError("\n".join(problems))
 
 
 def _link(section: Section, page_url: str) -> str:
@@ -584,10 +577,10 @@ def specificity(pattern: str) -> tuple[int, int]:
 
 
 def data(index: Index, page_url: str = PAGE_URL) -> dict:
-    """What assets/messages.js needs: kinds (explanation), placeholders, and every pattern (regex, kind,
+    """What assets/messages.js needs: kinds (the page's title and text, Markdown with inline code), placeholders, and every pattern (regex, kind,
     links) in the order a line is matched: the most specific first, the first pattern matching wins.
     A continuation line of a multi-line warning is a pattern too, ``part_of`` the warning's row."""
-    kinds = {k.id: {"title": k.title, "text": k.text} for k in [*KINDS, OTHER]}
+    kinds = {k: {"title": t.title, "text": " ".join(t.text.split())} for k, t in index.texts.items()}
     patterns = []
     for i, m in enumerate(index.messages):
         secs = sections_for(m, index.sections, index.kinds)
@@ -622,59 +615,62 @@ def match(text: str, payload: dict) -> dict | None:
     return next((p for p in payload["patterns"] if re.search(p["re"], text)), None)
 
 
-def render(index: Index, page_url: str = PAGE_URL) -> str:
-    """The index as HTML blocks (one table per kind) plus the patterns as JSON for the matcher."""
+def payload(index: Index, page_url: str = PAGE_URL) -> str:
+    """The patterns as JSON for the matcher (assets/messages.js), in a script element."""
+    text = json.dumps(data(index, page_url), separators=(",", ":")).replace("</", "<\\/")
+    return f'<script type="application/json" id="message-patterns">{text}</script>'
+
+
+def counts_table(index: Index) -> str:
+    """How many patterns this build printed, and how many only the other releases printed (or worded so)."""
+    here = sum(m.here for m in index.messages)
+    rows = [[f"torch {index.torch.split('+')[0]} (this build)", str(here)]]
+    if index.releases:
+        others = ", ".join(r.split("+")[0] for r in index.releases)
+        rows.append([f"only the other releases ({others})", str(len(index.messages) - here)])
+    return "| printed by | patterns |\n| --- | ---: |\n" + "".join(f"| {a} | {b} |\n" for a, b in rows)
+
+
+def kind_table(index: Index, kind_id: str, page_url: str = PAGE_URL) -> str:
+    """The patterns of one kind as an HTML table (row ids as in data(): m1, m2, ...)."""
     e = html.escape
-    out = []
-    payload = json.dumps(data(index, page_url), separators=(",", ":")).replace("</", "<\\/")
-    out.append(f'<script type="application/json" id="message-patterns">{payload}</script>')
-    n_here = sum(m.here for m in index.messages)
-    out.append(
-        f"<p>{n_here} messages printed by this build (torch <code>{e(index.torch.split('+')[0])}</code>)"
-        + (
-            f", and {len(index.messages) - n_here} more printed only by the other measured releases "
-            f"({e(', '.join(r.split('+')[0] for r in index.releases))}), or worded differently there"
-            if index.releases and len(index.messages) > n_here
-            else ""
+    items = [(i, m) for i, m in enumerate(index.messages) if m.kind.id == kind_id]
+    if not items:
+        raise PageError(f"docs/{PAGE} prints a table for the kind {kind_id!r}, and no release measured one")
+    title = index.texts[kind_id].title if kind_id in index.texts else kind_id
+    out = [
+        '<div class="fg-scroll" role="region" tabindex="0" aria-label="' + e(title) + ' patterns">'
+        '<table class="messages"><thead><tr><th scope="col">pattern</th><th scope="col">explained in</th>'
+        '<th scope="col">printed by</th><th scope="col">torch</th></tr></thead><tbody>'
+    ]
+    for i, m in items:
+        secs = sections_for(m, index.sections, index.kinds)
+        where = "<br>".join(f'<a href="{e(_link(s, page_url))}">{e(s.title)}</a>' for s in secs[:3]) or "—"
+        snips = "<br>".join(
+            f'<a href="{e(relative_link(page_url, p))}"><code>{e(p.removeprefix("snippets/"))}</code></a>'
+            for p in sorted(m.snippets)[:3]
         )
-        + ". A warning of several lines is one message: its first line, with the lines that follow it below.</p>"
-    )
-    by_kind: dict[str, list[tuple[int, Message]]] = {}
-    for i, m in enumerate(index.messages):
-        by_kind.setdefault(m.kind.id, []).append((i, m))
-    for kind in [*KINDS, OTHER]:
-        items = by_kind.get(kind.id)
-        if not items:
-            continue
-        out.append(f'<h2 id="kind-{kind.id}">{e(kind.title)}</h2>')
-        out.append(f"<p>{e(kind.text)}</p>")
+        more = len(m.snippets) - 3
+        if more > 0:
+            snips += f"<br>and {more} more"
+        parts = ""
+        if m.parts:
+            parts = '<br><span class="fg-role">followed by:</span>' + "".join(
+                f'<br><code class="fg-part">{e(p)}</code>' for p in m.parts
+            )
         out.append(
-            '<div class="fg-scroll" role="region" tabindex="0" aria-label="' + e(kind.title) + ' patterns">'
-            '<table class="messages"><thead><tr><th scope="col">pattern</th><th scope="col">explained in</th>'
-            '<th scope="col">printed by</th><th scope="col">torch</th></tr></thead><tbody>'
+            f'<tr id="m{i + 1}" data-kind="{e(m.kind.id)}"><td><code>{e(m.pattern)}</code><br>'
+            f'<span class="fg-role">{ROLE_LABEL[m.role]}</span>{parts}</td>'
+            f"<td>{where}</td><td>{snips}</td><td>{e(_releases_text(m, index.torch))}</td></tr>"
         )
-        for i, m in items:
-            secs = sections_for(m, index.sections, index.kinds)
-            where = "<br>".join(f'<a href="{e(_link(s, page_url))}">{e(s.title)}</a>' for s in secs[:3]) or "—"
-            snips = "<br>".join(
-                f'<a href="{e(relative_link(page_url, p))}"><code>{e(p.removeprefix("snippets/"))}</code></a>'
-                for p in sorted(m.snippets)[:3]
-            )
-            more = len(m.snippets) - 3
-            if more > 0:
-                snips += f"<br>and {more} more"
-            parts = ""
-            if m.parts:
-                parts = '<br><span class="fg-role">followed by:</span>' + "".join(
-                    f'<br><code class="fg-part">{e(p)}</code>' for p in m.parts
-                )
-            out.append(
-                f'<tr id="m{i + 1}" data-kind="{e(m.kind.id)}"><td><code>{e(m.pattern)}</code><br>'
-                f'<span class="fg-role">{ROLE_LABEL[m.role]}</span>{parts}</td>'
-                f"<td>{where}</td><td>{snips}</td><td>{e(_releases_text(m, index.torch))}</td></tr>"
-            )
-        out.append("</tbody></table></div>")
+    out.append("</tbody></table></div>")
     return "\n".join(out) + "\n"
+
+
+def render(index: Index, page_url: str = PAGE_URL) -> str:
+    """The payload and every kind's table, in the index's kind order (the page prints them one by one)."""
+    kinds = list(dict.fromkeys(m.kind.id for m in index.messages))
+    return payload(index, page_url) + "\n" + "".join(kind_table(index, k, page_url) for k in kinds)
 
 
 def page_url(src: str) -> str:
@@ -702,27 +698,23 @@ def paste_example(build: BuildRecord) -> str:
 
 
 def paste_form(build: BuildRecord) -> str:
-    """The "Paste your log" form; its placeholder is a recompile this build measured."""
+    """The "Paste your log" form (its no-JavaScript note is in the page); its placeholder is a recompile this
+    build measured."""
     e = html.escape
     return (
         '<div class="fg-paste">\n<label for="fg-log">Your log</label>\n'
         f'<textarea id="fg-log" rows="10" spellcheck="false" placeholder="{e(paste_example(build))}"></textarea>\n'
         '<p><button type="button" class="md-button md-button--primary" id="fg-explain">Explain each line</button>\n'
         '<button type="button" class="md-button" id="fg-clear">Clear</button></p>\n'
-        '<noscript><p class="fg-noscript"><strong>Matching your log needs JavaScript</strong>, which is off in this '
-        "browser. The patterns below are the same ones it would use: search this page for the words of your message.</p>"
-        "</noscript>\n"
         '<p id="fg-summary" aria-live="polite"></p>\n<ol id="fg-lines" class="fg-lines"></ol>\n</div>\n'
     )
 
 
-def render_page(build: BuildRecord, snippets_dir: Path) -> str:
-    """The messages index for the page docs/messages.md (the project root is the snippets' parent)."""
-    return render(index_for(build, snippets_dir.parent))
-
-
 def index_for(build: BuildRecord, root: Path) -> Index:
-    """The messages index of a build, with the committed records under root and its docs' sections."""
+    """The messages index of a build, with the committed records under root, its docs' sections and the
+    page's explanation of each kind (checked: every kind shown has one)."""
     docs = root / "docs"
     urls = {p.relative_to(docs).as_posix(): page_url(p.relative_to(docs).as_posix()) for p in docs.rglob("*.md")}
-    return build_index(build, root, docs, urls)
+    index = build_index(build, root, docs, urls)
+    check_texts(index)
+    return index
