@@ -127,17 +127,26 @@ def test_every_drill_in_a_browser(browser, built_site, live, drill):
 
 
 # -- lesson 1 ------------------------------------------------------------------------------------
+CAPTURE_PAGE = ROOT / "docs" / "capture.md"
+
+
 def test_capture_counters_follow_the_record(live):
     for build in builds(live):
         r = build.find("capture/counters.py")
         steps = capture.counter_steps(r)
         assert len(steps) == 3, build.torch
-        text = capture.counters_summary(r)
-        assert f"compile {steps[0]['frames']} frames into {steps[0]['graphs']} graph" in capture.counters_claim(r)
-        assert ("One break, one more graph" in text) == (
-            (steps[0]["frames"], steps[0]["graphs"], steps[0]["breaks"]) == (2, 2, 1)
+        first = capture.first_call_counts(r)
+        shape = (steps[0]["frames"], steps[0]["graphs"], steps[0]["breaks"])
+        assert first.outcome == {(2, 2, 1): "split at the break", (1, 1, 0): "one graph, no break"}.get(
+            shape, "unrecognised"
         )
-        assert f"from {steps[1]['graphs']} to {steps[2]['graphs']}" in text
+        counts = capture.float64_counts(r)
+        assert counts.value["graphs"] == (steps[1]["graphs"], steps[2]["graphs"]), build.torch
+        names = capture.float64_recompiled(r)
+        assert names.value == steps[2]["recompiled"]
+        page = render_page(CAPTURE_PAGE.read_text(), build).markdown
+        assert f"fg-explain capture: first call of a function with one break = {first.outcome} " in page
+        assert f"from {steps[1]['graphs']} to {steps[2]['graphs']}" in page
         table = capture.counters_table(r)
         assert all(re.search(rf"\| {s['frames']}<sup[^|]*\| {s['graphs']} \| {s['breaks']} \|", table) for s in steps)
 
@@ -145,24 +154,34 @@ def test_capture_counters_follow_the_record(live):
 def test_capture_explain_fullgraph_reset_and_shorthand(live):
     for build in builds(live):
         n = capture.explain_numbers(build.find("capture/explain.py"))
-        assert f"{n['graphs']} graph" in capture.explain_summary(build.find("capture/explain.py"))
+        assert capture.explain_counts(build.find("capture/explain.py")).value == (n["graphs"], n["breaks"])
         full = build.find("capture/fullgraph.py")
         raised = re.search(r"^smooth: raised (\S+)", full.stdout, re.M)
-        assert (f"raised `{raised.group(1)}`" in capture.fullgraph_summary(full)) if raised else True
-        steps = capture.reset_steps(build.find("capture/reset.py"))
-        assert (
-            f"left the counter at {steps[2][1]}" in capture.reset_summary(build.find("capture/reset.py"))
-            or steps[2][1] != steps[1][1]
-        )
+        verdict = capture.fullgraph_verdict(full)
+        assert verdict.outcome == ("raised" if raised else "compiled as one graph"), build.torch
+        if raised:
+            assert verdict.slots["error"] == raised.group(1)
+        reset = build.find("capture/reset.py")
+        steps = capture.reset_steps(reset)
+        assert capture.reset_counter(reset).outcome == ("kept" if steps[2][1] == steps[1][1] else "changed")
+        # after reset() the cache is empty: a compile there is new code, never a recompile, unless a guard failure is logged
+        after = capture.after_reset(reset)
+        if steps[3][1] > steps[2][1] and "Recompiling function" not in reset.output:
+            assert after.outcome == "compiles new code", build.torch
         short = build.find("capture/shorthand.py")
         verdicts = [s["verdict"] for s in capture.shorthand_steps(short)]
-        predicted = verdicts == ["first compile", "reused", "recompiled", "recompiled"]
-        assert ("predicted every call" in capture.shorthand_verdict(short)) == predicted, build.torch
+        predicted = verdicts[1:] == ["reuses", "recompiles", "recompiles"]
+        assert verdicts[0] == "compiles new code", build.torch
+        assert (capture.shorthand_missed(short).outcome == "every call") == predicted, build.torch
+        page = render_page(CAPTURE_PAGE.read_text(), build).markdown
+        shorthand = "every call" if predicted else "missed some"
+        for outcome in (f"the same tensor after reset() = {after.outcome} ", f"the shorthand predicted = {shorthand} "):
+            assert "fg-explain capture: " + outcome in page, (build.torch, outcome)
 
 
 def test_shorthand_verdict_changes_with_the_measurement(live):
     r = live.find("capture/shorthand.py")
-    # the same run, with the float64 call reported as a reuse: the verdict must say the shorthand missed it
+    # the same run, with the float64 call reported as a reuse: the outcome must be that the shorthand missed it
     fake = type(r)(
         **{
             **r.__dict__,
@@ -172,7 +191,8 @@ def test_shorthand_verdict_changes_with_the_measurement(live):
         }
     )
     if fake.output != r.output:
-        assert "missed" in capture.shorthand_verdict(fake)
+        missed = capture.shorthand_missed(fake)
+        assert missed.outcome == "missed some" and "4x4 float64" in str(missed.slots["missed"])
 
 
 # -- lesson 2 ------------------------------------------------------------------------------------

@@ -1,15 +1,15 @@
-"""Render code for lesson 1, "What torch.compile captures" (docs/capture.md).
+"""Facts and tables for lesson 1, "What torch.compile captures" (docs/capture.md).
 
-Measure → fact → sentence, as in guards.py: each `@fact` reads a snippet's recorded output and
-returns what it measured with the output lines it rests on; the render functions turn facts into
-claims that carry that evidence. Nothing here types a number or a verdict the output did not give.
+Each `@fact` reads a snippet's recorded output and returns what it measured, the output lines it
+rests on and the named outcome it took; the page's explain blocks hold the sentences, one per
+outcome. The functions here build tables; they return no prose.
 """
 
 from __future__ import annotations
 
 import re
 
-from ..claims import Derived, Measured, claim, fact, line_of, markers_for, run
+from ..claims import Derived, Measured, fact, line_of, markers_for, run
 from ..parse.recompiles import attribute_to_steps, parse_recompiles
 from ..record import SnippetResult
 from .common import STEP_RE, across, code, plural, shorten, table  # noqa: F401  (across: for the page)
@@ -26,8 +26,12 @@ _COUNTERS = re.compile(
 
 
 def _word(n: int, word: str, many: str | None = None) -> Derived:
-    """The noun after a measured count (derived from it, so not quoted)."""
-    return Derived(word if n == 1 else (many or word + "s"))
+    """A measured count with its noun (derived from the count, so not quoted)."""
+    return Derived(n, plural(n, word, many))
+
+
+def _codes(items: list[str], width: int = 100, sep: str = ", ") -> Derived:
+    return Derived(items, sep.join(code(shorten(i, width)) for i in items))
 
 
 # -- what the counters count ---------------------------------------------------------------------
@@ -40,6 +44,7 @@ def counter_steps(result: SnippetResult) -> list[dict]:
             "graphs": s["graphs"],
             "breaks": int(s["groups"]["breaks"]),
             "recompiled": [r.function for r in s["recompiles"]],
+            "reasons": [f.reason for r in s["recompiles"] for f in r.failures],
         }
         for s in attribute_to_steps(result.output, _COUNTERS.pattern)
     ]
@@ -53,42 +58,79 @@ def _counts(step: dict) -> str:
     return f"frames {step['frames']}, graphs {step['graphs']}, breaks {step['breaks']}"
 
 
-@fact("capture: first call of a function with one break", COUNTERS, show=_counts)
+@fact(
+    "capture: first call of a function with one break",
+    COUNTERS,
+    show=_counts,
+    outcomes=("split at the break", "one graph, no break"),
+)
 def first_call_counts(result: SnippetResult) -> Measured:
     first = counter_steps(result)[0]
-    return Measured(first, (_step_ev(result, first["label"]),))
+    shape = (first["frames"], first["graphs"], first["breaks"])
+    outcome = {(2, 2, 1): "split at the break", (1, 1, 0): "one graph, no break"}.get(shape)
+    if outcome is None:
+        raise ValueError(f"first call counted {_counts(first)}")
+    return Measured(
+        first,
+        (_step_ev(result, first["label"]),),
+        outcome,
+        {
+            "frames": _word(first["frames"], "frame"),
+            "graphs": _word(first["graphs"], "graph"),
+            "breaks": _word(first["breaks"], "graph break"),
+        },
+    )
 
 
-@fact("capture: the same tensor again", COUNTERS)
+@fact("capture: the same tensor again", COUNTERS, outcomes=("no counter changed", "the counters changed"))
 def same_tensor_again(result: SnippetResult) -> Measured:
     first, again = counter_steps(result)[:2]
     same = all(again[k] == first[k] for k in ("frames", "graphs", "breaks"))
-    return Measured(
-        "no counter changed" if same else "the counters changed",
-        (_step_ev(result, first["label"]), _step_ev(result, again["label"])),
-    )
+    value = "no counter changed" if same else "the counters changed"
+    return Measured(value, (_step_ev(result, first["label"]), _step_ev(result, again["label"])), value)
 
 
-@fact("capture: a float64 tensor after float32 (functions recompiled)", COUNTERS, show=lambda v: ", ".join(v) or "none")
+@fact(
+    "capture: a float64 tensor after float32 (functions recompiled)",
+    COUNTERS,
+    show=lambda v: ", ".join(v) or "none",
+    outcomes=("function and resume function", "one function", "none logged"),
+)
 def float64_recompiled(result: SnippetResult) -> Measured:
     steps = counter_steps(result)
-    names = steps[2]["recompiled"]
-    return Measured(
-        names,
-        tuple(line_of(result, f"Recompiling function {n} ") for n in names) + (_step_ev(result, steps[2]["label"]),),
-    )
+    names, reasons = steps[2]["recompiled"], steps[2]["reasons"]
+    evidence = tuple(line_of(result, f"Recompiling function {n} ") for n in names)
+    evidence += tuple(line_of(result, r[:80]) for r in reasons) + (_step_ev(result, steps[2]["label"]),)
+    if not names:
+        return Measured(names, evidence, "none logged")
+    slots = {"n": _word(len(names), "function"), "names": _codes(names), "reasons": _codes(reasons, 80, "; ")}
+    if len(names) == 2 and "resume" in names[1] and "resume" not in names[0]:
+        return Measured(names, evidence, "function and resume function", slots)
+    if len(names) == 1:
+        return Measured(names, evidence, "one function", slots)
+    raise ValueError(f"recompiled {names}")
 
 
 @fact(
     "capture: a float64 tensor after float32 (counters)",
     COUNTERS,
     show=lambda v: f"graphs {v['graphs'][0]} → {v['graphs'][1]}, graph_breaks {v['breaks'][0]} → {v['breaks'][1]}",
+    outcomes=("graphs and breaks grew", "graphs grew", "no counter changed"),
 )
 def float64_counts(result: SnippetResult) -> Measured:
     again, other = counter_steps(result)[1:3]
+    (g0, g1), (b0, b1) = (again["graphs"], other["graphs"]), (again["breaks"], other["breaks"])
+    if g1 > g0:
+        outcome = "graphs and breaks grew" if b1 > b0 else "graphs grew" if b1 == b0 else ""
+    else:
+        outcome = "no counter changed" if (g1, b1) == (g0, b0) else ""
+    if not outcome:
+        raise ValueError(f"graphs {g0} → {g1}, breaks {b0} → {b1}")
     return Measured(
-        {"graphs": (again["graphs"], other["graphs"]), "breaks": (again["breaks"], other["breaks"])},
+        {"graphs": (g0, g1), "breaks": (b0, b1)},
         (_step_ev(result, again["label"]), _step_ev(result, other["label"])),
+        outcome,
+        {"g0": Derived(g0), "g1": Derived(g1), "b0": Derived(b0), "b1": Derived(b1)},
     )
 
 
@@ -109,136 +151,47 @@ def counters_table(result: SnippetResult) -> str:
     )
 
 
-def counters_claim(result: SnippetResult) -> str:
-    """The first call's counts, as a claim resting on the line the snippet printed."""
-    first = first_call_counts(result)
-    v = first.value
-    return claim(
-        "The first call made dynamo compile {frames} {f_word} into {graphs} {g_word}, with {breaks} {b_word}.",
-        frames=v["frames"],
-        f_word=_word(v["frames"], "frame"),
-        graphs=v["graphs"],
-        g_word=_word(v["graphs"], "graph"),
-        breaks=v["breaks"],
-        b_word=_word(v["breaks"], "graph break"),
-        evidence=list(first.evidence),
-    ).markdown()
-
-
-def counters_summary(result: SnippetResult) -> str:
-    steps = counter_steps(result)
-    if len(steps) < 3:
-        return "This build's run printed fewer counter lines than the snippet makes; see its output above."
-    first = steps[0]
-    text = []
-    if first["breaks"] == 1 and first["graphs"] == 2 and first["frames"] == 2:
-        text.append(
-            claim(
-                "One break, one more graph: the code before the break is one graph, and the code after it is a new frame "
-                "(a *resume function*) that dynamo compiles into a graph of its own.",
-                evidence=list(first_call_counts(result).evidence),
-            ).markdown()
-        )
-    again = same_tensor_again(result)
-    text.append(
-        claim(
-            "Calling it again with the same tensor changed no counter: every frame found a cache entry whose guards passed."
-            if again.value == "no counter changed"
-            else "Calling it again with the same tensor changed the counters on this torch; see the table.",
-            evidence=list(again.evidence),
-        ).markdown()
-    )
-    counts, names = float64_counts(result), float64_recompiled(result)
-    (g0, g1), (b0, b1) = counts.value["graphs"], counts.value["breaks"]
-    if names.value:
-        text.append(
-            claim(
-                "The float64 tensor took `unique_graphs` from {g0} to {g1}, and the recompile log names {n} {fn}: {names}"
-                + (
-                    ", so each frame of the function recompiled against its own guards."
-                    if len(names.value) > 1
-                    else "."
-                ),
-                g0=g0,
-                g1=g1,
-                n=Derived(len(names.value)),
-                fn=_word(len(names.value), "function"),
-                names=Derived(names.value, ", ".join(code(n) for n in names.value)),
-                evidence=list(counts.evidence) + [e for e in names.evidence if e not in counts.evidence],
-            ).markdown()
-        )
-    else:
-        text.append(
-            claim(
-                "The float64 tensor took `unique_graphs` from {g0} to {g1}; the recompile log named no function.",
-                g0=g0,
-                g1=g1,
-                evidence=list(counts.evidence),
-            ).markdown()
-        )
-    if b1 > b0:
-        text.append(
-            claim(
-                "`graph_breaks` went from {b0} to {b1} although the code has one break: it counts a break each time a "
-                "compile meets it, not distinct places in your code.",
-                b0=b0,
-                b1=b1,
-                evidence=list(counts.evidence),
-            ).markdown()
-        )
-    return " ".join(text)
-
-
 # -- fullgraph ----------------------------------------------------------------------------------
-@fact("capture: fullgraph=True on a function that prints", FULLGRAPH)
+@fact("capture: fullgraph=True on a function without a break", FULLGRAPH, show=lambda v: v, outcomes=("ran",))
+def fullgraph_quiet(result: SnippetResult) -> Measured:
+    m = re.search(r"^smooth_quietly: (tensor\(.*\))\s*$", result.stdout, re.M)
+    if not m:
+        raise LookupError("smooth_quietly printed no tensor")
+    return Measured("ran", (line_of(result, "smooth_quietly: "),), "ran", {"value": m.group(1)})
+
+
+@fact(
+    "capture: fullgraph=True on a function that prints",
+    FULLGRAPH,
+    outcomes=("raised", "compiled as one graph"),
+)
 def fullgraph_verdict(result: SnippetResult) -> Measured:
     raised = re.search(r"^smooth: raised (\S+)\s*$", result.stdout, re.M)
     if raised:
-        return Measured(f"raised {raised.group(1)}", (line_of(result, "smooth: raised "),))
-    return Measured("no error", (line_of(result, "smooth"),))
+        return Measured(
+            f"raised {raised.group(1)}", (line_of(result, "smooth: raised "),), "raised", {"error": raised.group(1)}
+        )
+    if re.search(r"^smooth: compiled as one graph\s*$", result.stdout, re.M):
+        return Measured("no error", (line_of(result, "smooth: compiled"),), "compiled as one graph")
+    raise LookupError("smooth printed neither line")
 
 
-@fact("capture: fullgraph=True, the error's first line", FULLGRAPH, show=lambda v: shorten(v, 80))
+@fact(
+    "capture: fullgraph=True, the error's first line",
+    FULLGRAPH,
+    show=lambda v: shorten(v, 80) if v else "no error",
+    outcomes=("message printed", "no error"),
+)
 def fullgraph_message(result: SnippetResult) -> Measured:
     first = re.search(r"^first line: (.*)$", result.stdout, re.M)
     if not first:
+        if fullgraph_verdict(result).outcome == "compiled as one graph":
+            return Measured(None, (line_of(result, "smooth: compiled"),), "no error")
         raise LookupError("no error message printed")
-    return Measured(first.group(1).strip(), (line_of(result, "first line: "),))
-
-
-def fullgraph_summary(result: SnippetResult) -> str:
-    text = []
-    if re.search(r"^smooth_quietly: tensor", result.stdout, re.M):
-        text.append(
-            claim(
-                "Without a break, `fullgraph=True` changes nothing: `smooth_quietly` compiled and ran.",
-                evidence=[line_of(result, "smooth_quietly: tensor")],
-            ).markdown()
-        )
-    verdict = fullgraph_verdict(result)
-    if verdict.value.startswith("raised "):
-        try:
-            msg = fullgraph_message(result)
-        except LookupError:
-            msg = None
-        text.append(
-            claim(
-                "With the `print`, it raised {q_error} at the break"
-                + (", whose message starts {q_msg}" if msg else "")
-                + ". That is the point of the flag: a break becomes an error you see, instead of a second graph you do not.",
-                q_error=verdict.value.removeprefix("raised "),
-                q_msg=Derived(msg.value, shorten(msg.value, 100)) if msg else None,
-                evidence=list(verdict.evidence) + (list(msg.evidence) if msg else []),
-            ).markdown()
-        )
-    else:
-        text.append(
-            claim(
-                "On this torch, the function with the `print` did not raise under `fullgraph=True`.",
-                evidence=list(verdict.evidence),
-            ).markdown()
-        )
-    return " ".join(text)
+    msg = first.group(1).strip()
+    return Measured(
+        msg, (line_of(result, "first line: "),), "message printed", {"message": Derived(msg, shorten(msg, 100))}
+    )
 
 
 # -- explain ------------------------------------------------------------------------------------
@@ -257,44 +210,39 @@ def explain_numbers(result: SnippetResult) -> dict:
     "capture: explain() on a function that prints",
     EXPLAIN,
     show=lambda v: f"{plural(v[0], 'graph')}, {plural(v[1], 'break')}",
+    outcomes=("split at the print", "one graph, no break"),
 )
 def explain_counts(result: SnippetResult) -> Measured:
     n = explain_numbers(result)
-    if n["graphs"] is None:
+    if n["graphs"] is None or n["breaks"] is None:
         raise LookupError("explain printed no graph count")
+    outcome = {(2, 1): "split at the print", (1, 0): "one graph, no break"}.get((n["graphs"], n["breaks"]))
+    if outcome is None:
+        raise ValueError(f"explain counted {n['graphs']} graphs, {n['breaks']} breaks")
     return Measured(
-        (n["graphs"], n["breaks"]), (line_of(result, "graph_count: "), line_of(result, "graph_break_count: "))
+        (n["graphs"], n["breaks"]),
+        (line_of(result, "graph_count: "), line_of(result, "graph_break_count: ")),
+        outcome,
+        {"graphs": _word(n["graphs"], "graph"), "breaks": _word(n["breaks"], "graph break")},
     )
 
 
 @fact(
-    "capture: explain() break reason for print", EXPLAIN, show=lambda v: "; ".join(shorten(r, 80) for r in v) or "none"
+    "capture: explain() break reason for print",
+    EXPLAIN,
+    show=lambda v: "; ".join(shorten(r, 80) for r in v) or "none",
+    outcomes=("one reason", "several reasons", "no reason"),
 )
 def explain_reasons(result: SnippetResult) -> Measured:
     reasons = explain_numbers(result)["reasons"]
-    return Measured(reasons, tuple(line_of(result, "break reason: " + r) for r in reasons))
-
-
-def explain_summary(result: SnippetResult) -> str:
-    try:
-        counts = explain_counts(result)
-    except LookupError:
-        return "This torch's `explain` printed no graph count."
-    graphs, breaks = counts.value
-    reasons = explain_reasons(result)
-    return claim(
-        "`explain` counted {graphs} {g_word} and {breaks} {b_word}"
-        + (", with the reason {reasons}" if reasons.value else "")
-        + ". It compiles the function itself, so the counts hold for the arguments you pass it.",
-        graphs=graphs,
-        g_word=_word(graphs, "graph"),
-        breaks=breaks,
-        b_word=_word(breaks, "graph break"),
-        reasons=Derived(reasons.value, ", ".join(code(shorten(r, 100)) for r in reasons.value))
-        if reasons.value
-        else None,
-        evidence=list(counts.evidence) + list(reasons.evidence),
-    ).markdown()
+    if not reasons:
+        return Measured(reasons, (line_of(result, "graph_break_count: "),), "no reason")
+    return Measured(
+        reasons,
+        tuple(line_of(result, "break reason: " + r) for r in reasons),
+        "one reason" if len(reasons) == 1 else "several reasons",
+        {"reasons": _codes(reasons), "n": Derived(len(reasons))},
+    )
 
 
 # -- reset --------------------------------------------------------------------------------------
@@ -309,84 +257,65 @@ def _reset_ev(result: SnippetResult, i: int):
     return line_of(result, reset_steps(result)[i][0] + ":")
 
 
-@fact("capture: unique_graphs across torch.compiler.reset()", RESET)
+@fact("capture: the same tensor again, before reset()", RESET, outcomes=("reuses", "compiles again"))
+def before_reset(result: SnippetResult) -> Measured:
+    (_, first), (_, again) = reset_steps(result)[:2]
+    outcome = "reuses" if again == first else "compiles again" if again > first else ""
+    if not outcome:
+        raise ValueError(f"unique_graphs {first} → {again}")
+    return Measured(
+        outcome, (_reset_ev(result, 0), _reset_ev(result, 1)), outcome, {"a": Derived(first), "b": Derived(again)}
+    )
+
+
+@fact("capture: unique_graphs across torch.compiler.reset()", RESET, outcomes=("kept", "changed"))
 def reset_counter(result: SnippetResult) -> Measured:
     (_, again), (_, after) = reset_steps(result)[1:3]
-    return Measured("kept" if after == again else "changed", (_reset_ev(result, 1), _reset_ev(result, 2)))
+    value = "kept" if after == again else "changed"
+    return Measured(
+        value, (_reset_ev(result, 1), _reset_ev(result, 2)), value, {"m": Derived(again), "n": Derived(after)}
+    )
 
 
-@fact("capture: the same tensor after reset()", RESET)
+@fact(
+    "capture: the same tensor after reset()",
+    RESET,
+    outcomes=("compiles new code", "recompiles", "reuses"),
+)
 def after_reset(result: SnippetResult) -> Measured:
+    """Compiled again with no guard failure logged: new code (the cache was empty), not a recompile."""
     (_, after), (_, last) = reset_steps(result)[2:4]
     logged = parse_recompiles(result.output)
-    if last <= after:
-        value = "not compiled again"
+    if last <= after and not logged:
+        outcome = "reuses"
+    elif last > after:
+        outcome = "recompiles" if logged else "compiles new code"
     else:
-        value = "compiled again, logged as a recompile" if logged else "compiled again, no recompile logged"
+        raise ValueError("a recompile logged, and unique_graphs did not grow")
     ev = (_reset_ev(result, 2), _reset_ev(result, 3)) + tuple(
         line_of(result, "Recompiling function " + r.function) for r in logged
     )
-    return Measured(value, ev)
-
-
-def reset_summary(result: SnippetResult) -> str:
-    steps = reset_steps(result)
-    if len(steps) < 4:
-        return "This build's run printed fewer lines than the snippet makes; see its output above."
-    (_, first), (_, again), (_, after), (_, last) = steps[:4]
-    text = []
-    if again == first:
-        text.append(
-            claim(
-                "Before the reset, the second call reused the entry (`unique_graphs` stayed {n}).",
-                n=again,
-                evidence=[_reset_ev(result, 0), _reset_ev(result, 1)],
-            ).markdown()
-        )
-    kept = reset_counter(result)
-    text.append(
-        claim(
-            "`reset()` left the counter at {n}: it empties dynamo's caches, not the counters."
-            if kept.value == "kept"
-            else "`reset()` changed the counter from {m} to {n} on this torch.",
-            n=after,
-            m=again if kept.value != "kept" else None,
-            evidence=list(kept.evidence),
-        ).markdown()
-    )
-    verdict = after_reset(result)
-    if verdict.value == "not compiled again":
-        text.append(
-            claim(
-                "The same tensor after the reset did not compile again on this torch.", evidence=list(verdict.evidence)
-            ).markdown()
-        )
-    else:
-        text.append(
-            claim(
-                "The same tensor then compiled again (`unique_graphs` {a} → {b})"
-                + (
-                    ", and the recompile log stayed silent: with the cache empty, this is a first compile, not a recompile."
-                    if verdict.value.endswith("no recompile logged")
-                    else ", and the log called it a recompile."
-                ),
-                a=after,
-                b=last,
-                evidence=list(verdict.evidence),
-            ).markdown()
-        )
-    return " ".join(text)
+    return Measured(outcome, ev, outcome, {"a": Derived(after), "b": Derived(last)})
 
 
 # -- the shorthand ------------------------------------------------------------------------------
 def shorthand_steps(result: SnippetResult) -> list[dict]:
+    """One dict per call: label, unique_graphs after it, the verdict, and the guard failures logged before it.
+
+    The verdict uses the course's words: `recompiles` when a graph was added and the recompile log
+    named the function (a guard of an existing entry failed); `compiles new code` when a graph was
+    added with nothing logged; `reuses` when neither; anything else is `unrecognised`."""
     steps, pending, previous = [], [], 0
     for line in result.output.splitlines():
         m = re.match(STEP_RE, line)
         if m:
             graphs = int(m.group("graphs"))
-            reasons = [f.reason for r in parse_recompiles("\n".join(pending)) for f in r.failures]
-            verdict = "first compile" if previous == 0 else ("recompiled" if graphs > previous else "reused")
+            logged = parse_recompiles("\n".join(pending))
+            reasons = [f.reason for r in logged for f in r.failures]
+            if graphs > previous:
+                verdict = "recompiles" if logged else "compiles new code"
+            else:
+                verdict = "reuses" if graphs == previous and not logged else "unrecognised"
             steps.append({"label": m.group("label").strip(), "graphs": graphs, "verdict": verdict, "reasons": reasons})
             previous, pending = graphs, []
         else:
@@ -395,7 +324,7 @@ def shorthand_steps(result: SnippetResult) -> list[dict]:
 
 
 # what the shorthand ("recompiles happen when shapes or dtypes change") predicts for each call after the first
-PREDICTED = {"4x4 float32, new values": "reused", "4x4 float64": "recompiled", "8x4 float32": "recompiled"}
+PREDICTED = {"4x4 float32, new values": "reuses", "4x4 float64": "recompiles", "8x4 float32": "recompiles"}
 
 
 def _failure_ev(result: SnippetResult, reason: str):
@@ -410,10 +339,48 @@ def shorthand_calls(result: SnippetResult) -> Measured:
     )
 
 
-@fact("capture: the shorthand predicted", SHORTHAND, show=lambda v: "every call" if not v else "missed " + ", ".join(v))
+@fact(
+    "capture: the shorthand predicted",
+    SHORTHAND,
+    show=lambda v: "every call" if not v else "missed " + ", ".join(v),
+    outcomes=("every call", "missed some"),
+)
 def shorthand_missed(result: SnippetResult) -> Measured:
     calls = shorthand_calls(result)
-    return Measured([label for label, v in PREDICTED.items() if calls.value.get(label) != v], calls.evidence)
+    missed = [label for label, v in PREDICTED.items() if calls.value.get(label) != v]
+    if not missed:
+        return Measured(missed, calls.evidence, "every call")
+    return Measured(missed, calls.evidence, "missed some", {"missed": _codes(missed)})
+
+
+@fact(
+    "capture: the shorthand's last call, failures logged",
+    SHORTHAND,
+    show=lambda v: "; ".join(shorten(r, 60) for r in v) or "none",
+    outcomes=("one per entry", "one failure", "none logged"),
+)
+def shorthand_last_failures(result: SnippetResult) -> Measured:
+    steps = shorthand_steps(result)
+    if len(steps) < 2:
+        raise LookupError("fewer than two calls printed")
+    before, last = steps[-2], steps[-1]
+    reasons = last["reasons"]
+    evidence = tuple(_failure_ev(result, r) for r in reasons) + (
+        line_of(result, before["label"] + " "),
+        line_of(result, last["label"] + " "),
+    )
+    slots = {
+        "n": Derived(len(reasons)),
+        "entries": Derived(before["graphs"]),
+        "reasons": _codes(reasons, 70, "; "),
+    }
+    if not reasons:
+        return Measured(reasons, evidence, "none logged", slots)
+    if len(reasons) == 1:
+        return Measured(reasons, evidence, "one failure", slots)
+    if len(reasons) == before["graphs"]:
+        return Measured(reasons, evidence, "one per entry", slots)
+    raise ValueError(f"{len(reasons)} failures logged with {before['graphs']} entries")
 
 
 def shorthand_table(result: SnippetResult) -> str:
@@ -428,40 +395,3 @@ def shorthand_table(result: SnippetResult) -> str:
             ]
         )
     return table(["call", "unique_graphs", "what happened", "guard failures logged"], rows, "-r--")
-
-
-def shorthand_verdict(result: SnippetResult) -> str:
-    """Does the measurement agree with 'recompiles happen when shapes or dtypes change'?"""
-    missed = shorthand_missed(result)
-    steps = {s["label"]: s for s in shorthand_steps(result)}
-    if not missed.value:
-        text = [
-            claim(
-                "On this torch the shorthand predicted every call: new values reused the entry, and a new dtype and a new "
-                "shape each recompiled.",
-                evidence=list(missed.evidence),
-            ).markdown()
-        ]
-        last, before = steps.get("8x4 float32"), steps.get("4x4 float64")
-        if last and before and len(last["reasons"]) > 1 and len(last["reasons"]) == before["graphs"]:
-            text.append(
-                claim(
-                    "Read the log of the last call closely, though: it lists {n} failures, one per entry already in the cache, "
-                    "and each names what differs from *that* entry ({reasons}). The recompile log does not say what changed "
-                    "since the previous call; it says which guard of each entry the call failed.",
-                    n=Derived(len(last["reasons"])),  # = the entries before it: `unique_graphs` of the call before
-                    reasons=Derived(last["reasons"], "; ".join(code(shorten(r, 70)) for r in last["reasons"])),
-                    evidence=[_failure_ev(result, r) for r in last["reasons"]] + [line_of(result, "4x4 float64 ")],
-                ).markdown()
-            )
-        text.append(
-            "It is a good first model, and it is incomplete: [lesson 3](../guards/) reads the guards themselves and "
-            "finds what else a recompile can hang on."
-        )
-        return " ".join(text)
-    return claim(
-        "On this torch the shorthand missed {missed} (see the table). [Lesson 3](../guards/) reads the guards themselves, "
-        "which is where the real rule is.",
-        missed=Derived(missed.value, ", ".join(code(w) for w in missed.value)),
-        evidence=list(missed.evidence),
-    ).markdown()
