@@ -258,28 +258,46 @@ def test_unbacked_keeps_one_graph_on_the_default_torch(live):
 def test_realcode_cases_follow_the_record(live):
     for build in builds(live):
         f, t = build.find("realcode/lr_float.py"), build.find("realcode/lr_tensor.py")
-        text = realcode.lr_summary(f, t)
-        assert f"the float version compiled {realcode._final(f)} graph" in text
-        assert f"The tensor version compiled {realcode._final(t)} graph" in text
-        assert ("hit `" in text) == (realcode.limit_hit(f) is not None)
+        lr = realcode.lr_graphs(f, t)
+        assert lr.value == (realcode._final(f), realcode._final(t))
+        assert (lr.outcome == "a graph per value until the limit") == (realcode.limit_hit(f) is not None), build.torch
+        assert (realcode.lr_limit(f).outcome == "hit, then stayed") == (realcode.limit_hit(f) is not None)
         li, lb = build.find("realcode/layer_idx.py"), build.find("realcode/layer_idx_buffer.py")
-        ltext = realcode.layer_summary(li, lb)
-        assert f"made {realcode._final(li)} graph" in ltext and f"made {realcode._final(lb)} graph" in ltext
-        assert ("hit `" in ltext) == (realcode.limit_hit(li) is not None)
+        layer = realcode.layer_graphs(li, lb)
+        assert layer.value == (realcode._final(li), realcode._final(lb))
+        assert (layer.outcome == "a recompile per block until the limit") == (realcode.limit_hit(li) is not None)
         go = build.find("realcode/guard_overhead.py")
         g = realcode.guard_overhead(go)
-        gtext = realcode.guard_overhead_summary(go)
-        if not g["available"]:
-            assert "`torch.compiler.skip_guard_on_all_nn_modules_unsafe` does not exist in this torch" in gtext
-        else:
-            assert f"offered {g['offered']} guards and kept {g['kept']}" in gtext
-        assert all(f"{v} {u}" in gtext for v, u in g["latencies"])
+        filt = realcode.guard_filter(go)
+        assert filt.outcome == ("filtered" if g["available"] else "absent"), build.torch
+        if g["available"]:
+            assert (filt.slots["offered"], filt.slots["kept"]) == (str(g["offered"]), str(g["kept"]))
+        # two medians of one run each: the outcome names single runs, never a direction
+        assert realcode.guard_timings(go).outcome == ("single runs" if g["available"] else "no filtered run")
+        lat = realcode.latency_line(go)
+        assert all(f"{v} {u}" in str(lat.slots.get("lat", "")) for v, u in g["latencies"])
         st = build.find("realcode/stance_test.py")
         if "does not exist in this torch" in st.stdout:
-            assert "does not exist in this torch" in realcode.stance_summary(st)
+            assert realcode.stance_test(st).outcome == "set_stance absent"
         tr = build.find("realcode/trace.py", TORCH_TRACE="trace")
-        if not tr.artifacts:
-            assert "no tlparse report" in realcode.trace_summary(tr, "realcode/")
+        assert realcode.trace_files(tr).outcome == ("report built" if tr.artifacts else "no trace file")
+        page = render_page((ROOT / "docs" / "realcode.md").read_text(), build).markdown
+        assert f"fg-explain realcode: graphs over 10 epochs (lr as a float, lr in a tensor) = {lr.outcome} " in page
+        assert f"the float version compiled {realcode._final(f)} graph" in page
+
+
+def test_realcode_train_eval_names_only_the_first_failed_guard(live):
+    """The loop changes grad mode and the modules' mode at one call: where the log names grad mode, the page
+    says it is the first failed guard and claims nothing about eval()'s share (GYM·12 shows eval() alone)."""
+    for build in builds(live):
+        te = build.find("realcode/train_eval.py", TORCH_LOGS="recompiles")
+        reason = realcode.train_eval_reason(te)
+        page = render_page((ROOT / "docs" / "realcode.md").read_text(), build).markdown
+        assert f"fg-explain realcode: train/validate, the recompile's reason = {reason.outcome} " in page
+        assert "whatever `eval()` does" not in page and "enough to need a second entry" not in page
+        if reason.outcome == "grad mode named":
+            assert "as the first failed guard" in page
+        assert "re-checks" not in page and "is less than" not in page and "is more than" not in page
 
 
 def test_default_torch_measures_the_failing_patterns_and_their_fixes(live):
@@ -386,14 +404,15 @@ def test_each_lesson_page_prints_its_measurements_as_claims_with_evidence(live, 
 
 def test_lesson_five_says_so_where_the_fix_does_not_help(live):
     """Where the buffer does not keep the blocks on one graph (a release guarding modules by identity), the page
-    must not claim that every block passes the same guards."""
+    must not claim that every block passed the guards of one entry."""
     for build in builds(live):
         li, lb = build.find("realcode/layer_idx.py"), build.find("realcode/layer_idx_buffer.py")
-        text = realcode.layer_summary(li, lb)
+        measured = realcode.buffer_graphs(lb)
+        page = render_page((ROOT / "docs" / "realcode.md").read_text(), build).markdown
         _, buffer_graphs = realcode.layer_graphs(li, lb).value
-        assert ("every block passes the same guards" in text) == (buffer_graphs == 1), build.torch
+        assert ("every block passed the guards" in page) == (buffer_graphs == 1), build.torch
         if buffer_graphs >= len(realcode.steps(lb.stdout)):
-            assert "the buffer did not help" in text, build.torch
+            assert measured.outcome == "a graph per block" and "the buffer did" in page, build.torch
 
 
 # -- tlparse -------------------------------------------------------------------------------------
