@@ -277,7 +277,8 @@ def test_limits_names_and_outcomes():
     assert dyn.after_limit(new).outcome == "keep serving"
     assert dyn.new_sizes_past_limit(old).outcome == "nothing compiled or served"
     warned_old, warned_new = dyn.limit_warned(old), dyn.limit_warned(new)
-    assert warned_old.slots["hit"] == "config.cache_size_limit (2)" and warned_new.slots["hit"] == "config.recompile_limit (2)"
+    assert warned_old.slots["hit"] == "config.cache_size_limit (2)"
+    assert warned_new.slots["hit"] == "config.recompile_limit (2)"
     assert warned_old.slots["acc"] == "accumulated_cache_size_limit" and warned_old.slots["acc_value"] == "64"
     assert warned_new.slots["acc"] == "accumulated_recompile_limit" and warned_new.slots["acc_value"] == "256"
     assert "hit config.cache_size_limit (2)" in dyn.limit_warning(old)
@@ -335,11 +336,13 @@ def _page_text(built_site, page: str) -> str:
 
     raw = (built_site / page / "index.html").read_text()
     raw = re.sub(r"<sup class=\"fg-ev\">.*?</sup>", "", raw)  # the evidence markers
+    raw = raw.replace("<br>", " ")  # a cell's lines read as words apart
     return html.unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", raw)))
 
 
 def _plain(markdown: str) -> str:
-    return re.sub(r"\s+", " ", plain(markdown).replace("**", "").replace("`", "").replace("\\|", "|"))
+    text = plain(markdown).replace("**", "").replace("`", "").replace("\\|", "|").replace("<br>", " ")
+    return re.sub(r"\s+", " ", text)
 
 
 def test_pages_show_the_verdicts_of_this_builds_measurements(built_site, live):

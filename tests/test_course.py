@@ -228,10 +228,16 @@ def test_compile_ids_name_frame_and_compile(live):
 def test_marks_follow_the_record(live):
     for build in builds(live):
         runs = marks.mark_runs(build.find("dynamic/zero_one.py"))
-        text = marks.marks_summary(build.find("dynamic/zero_one.py"))
+        unbacked = marks.mark_unbacked_sizes(build.find("dynamic/zero_one.py"))
         if runs.get("mark_unbacked") == []:
-            assert "`mark_unbacked` does not exist in this torch" in text
+            assert unbacked.outcome == "does not exist", build.torch
             assert "not in this torch" in marks.marks_table(build.find("dynamic/zero_one.py"))
+        same = [(r["rows"], r["graphs"]) for r in runs["mark_dynamic"]] == [
+            (r["rows"], r["graphs"]) for r in runs["maybe_mark_dynamic"]
+        ]
+        assert marks.maybe_against_mark(build.find("dynamic/zero_one.py")).outcome == (
+            "measured the same" if same else "measured differently"
+        )
         table = marks.marks_table(build.find("dynamic/zero_one.py"))
         for mark, rs in runs.items():
             if not rs:
@@ -244,14 +250,29 @@ def test_marks_follow_the_record(live):
             )
         st = marks.mark_runs(build.find("dynamic/mark_static.py"))
         plain = st["dynamic=True"][-1]["graphs"]
-        assert f"made {plain} graph" in marks.static_summary(build.find("dynamic/mark_static.py"))
+        assert marks.mark_static(build.find("dynamic/mark_static.py")).slots["plain"].value == plain
 
 
 def test_unbacked_keeps_one_graph_on_the_default_torch(live):
     runs = marks.mark_runs(live.find("dynamic/zero_one.py"))
     if runs.get("mark_unbacked"):
         graphs = {r["graphs"] for r in runs["mark_unbacked"]}
-        assert ("0 and 1 included" in marks.marks_summary(live.find("dynamic/zero_one.py"))) == (graphs == {1})
+        outcome = marks.mark_unbacked_sizes(live.find("dynamic/zero_one.py")).outcome
+        assert (outcome == "one graph for every size") == (graphs == {1})
+
+
+def test_marks_page_says_what_each_release_measured(live):
+    """The marks section's texts are chosen by outcome: on 2.2.2 the absent mark_unbacked is said to be
+    absent, and the two marks that measured the same are not said to differ."""
+    page = (ROOT / "docs" / "dynamic.md").read_text()
+    for build in builds(live):
+        text = render_page(page, build).markdown
+        unbacked = marks.mark_unbacked_sizes(build.find("dynamic/zero_one.py")).outcome
+        assert f"fg-explain marks: mark_unbacked at rows 4, 5, 1, 0 = {unbacked} " in text
+        if unbacked == "does not exist":
+            assert "never specialized" not in text
+        if marks.maybe_against_mark(build.find("dynamic/zero_one.py")).outcome == "measured the same":
+            assert "measured the same as `mark_dynamic` here" in text
 
 
 # -- lesson 5 ------------------------------------------------------------------------------------

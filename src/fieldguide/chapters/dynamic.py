@@ -1,14 +1,15 @@
-"""Render code for lesson 4, "Dynamic shapes and the cache limits" (docs/dynamic.md).
+"""Facts and tables for lesson 4, "Dynamic shapes and the cache limits" (docs/dynamic.md).
 
-Measure → fact → sentence, as in guards.py: facts read runs and return values with the output
-lines they rest on; the render functions turn them into claims that carry that evidence.
+Each `@fact` reads a recorded run and returns what it measured, the output lines it rests on and
+the named outcome it took; the page's explain blocks hold the sentences, one per outcome. The
+functions here build tables; they return no prose.
 """
 
 from __future__ import annotations
 
 import re
 
-from ..claims import Derived, Measured, claim, fact, in_dump, line_of, markers_for, run
+from ..claims import Derived, Measured, fact, in_dump, line_of, markers_for, run
 from ..parse.guard_dump import Guard, parse_check_tensor, parse_guards_log, tensor_check
 from ..parse.recompiles import attribute_to_steps
 from ..record import SnippetResult
@@ -30,6 +31,10 @@ def shape_guards(dump: list[Guard]) -> list[Guard]:
     return [g for g in dump if _SHAPE.search(g.predicate) and not g.predicate.startswith("check_tensor(")]
 
 
+def _codes(items: list[str]) -> str:
+    return ", ".join(code(i) for i in items)
+
+
 # -- 1. from static to dynamic -----------------------------------------------------------------
 def size_steps(result: SnippetResult) -> list[dict]:
     return attribute_to_steps(result.output, STEP_RE)
@@ -39,25 +44,30 @@ def _step_ev(result: SnippetResult, label: str):
     return line_of(result, label + " ")
 
 
+def _what_happened(step: dict, previous: int | None) -> str:
+    """A short label for a call, read from its count and from whether the recompile log named it."""
+    if previous is None:
+        return "compiled new code (first call)"
+    if step["graphs"] == previous:
+        return "reused an entry"
+    return "recompiled" if step["recompiles"] else "compiled, no recompile logged"
+
+
 def static_to_dynamic(result: SnippetResult) -> str:
-    calls = size_steps(result)
     rows = []
-    previous = 0
-    for step in calls:
+    previous = None
+    for step in size_steps(result):
         reasons = [f.reason for r in step["recompiles"] for f in r.failures]
-        verdict = (
-            "first compile" if previous == 0 else ("recompiled" if step["graphs"] > previous else "reused an entry")
-        )
         rows.append(
             [
                 step["label"],
                 str(step["graphs"]) + markers_for([_step_ev(result, step["label"])]),
-                verdict,
+                _what_happened(step, previous),
                 "<br>".join(code(shorten(r, 90)) for r in reasons) or "—",
             ]
         )
         previous = step["graphs"]
-    return table(["call", "unique_graphs", "what happened", "guard failures"], rows, "-r--")
+    return table(["call", "unique_graphs", "what happened", "guard failures logged"], rows, "-r--")
 
 
 @fact("dynamic: graphs for sizes 4, 5, 6, 7", NEW_SIZES)
@@ -66,87 +76,84 @@ def sizes_graphs(result: SnippetResult) -> Measured:
     return Measured(step["graphs"], (_step_ev(result, "rows=7"),))
 
 
-def static_to_dynamic_summary(result: SnippetResult) -> str:
-    calls = size_steps(result)
-    by_label = {s["label"]: s for s in calls}
-    first_new = calls[1]
-    reasons = [f.reason for r in first_new["recompiles"] for f in r.failures]
+@fact(
+    "dynamic: the first new size (automatic dynamic shapes)",
+    NEW_SIZES,
+    show=lambda v: v,
+    outcomes=("became symbolic", "stayed static"),
+)
+def first_new_size(result: SnippetResult) -> Measured:
+    calls = [s for s in size_steps(result) if s["label"] != "rows=1"]
+    if [s["label"] for s in calls] != ["rows=4", "rows=5", "rows=6", "rows=7"]:
+        raise LookupError("the sizes 4, 5, 6, 7 were not all printed")
+    reasons = [f.reason for r in calls[1]["recompiles"] for f in r.failures]
     dumps = parse_guards_log(result.log("guards"))
+    last = calls[-1]
+    if calls[1]["graphs"] == 1:
+        raise ValueError("the first new size compiled nothing")
+    if not reasons:
+        raise ValueError("the first new size logged no recompile")
+    reason_ev = line_of(result, reasons[0][:60])
+    slots: dict[str, object] = {
+        "reason": Derived(reasons[0], shorten(reasons[0], 100)),
+        "n": Derived(last["graphs"], plural(last["graphs"], "graph")),
+    }
     symbolic_at = next((i for i, d in enumerate(dumps) if shape_guards(d)), None)
-    growth = [s["graphs"] for s in calls if s["label"] != "rows=1"]
-    settled = len(set(growth[1:])) == 1
-    text = []
-    if reasons:
-        text.append(
-            claim(
-                "The first new size recompiled with {q_reason}.",
-                q_reason=Derived(reasons[0], shorten(reasons[0], 100)),
-                evidence=[line_of(result, reasons[0][:60])],
-            ).markdown()
-        )
-    else:
-        text.append(
-            claim("The first new size did not recompile.", evidence=[_step_ev(result, first_new["label"])]).markdown()
-        )
-    if symbolic_at is not None and settled:
-        symbolic = dumps[symbolic_at]
-        check = tensor_check(symbolic)
-        size = parse_check_tensor(check.predicate)["size"] if check else "?"
-        text.append(
-            claim(
-                "That recompile was already dynamic: this torch's **automatic dynamic shapes** marked the dimension that "
-                "changed as symbolic, so the tensor check now reads {q_size} (`None` is the symbolic dimension) and every "
-                "later size reused that entry ({n} {g} for {sizes} sizes).",
-                q_size=f"size={size}",
-                n=growth[-1],
-                g=Derived("graph" if growth[-1] == 1 else "graphs"),
-                sizes=Derived(len(growth)),
-                evidence=[
-                    in_dump(result, symbolic_at, check.predicate),
-                    _step_ev(result, calls[len(growth) - 1]["label"]),
-                ],
-            ).markdown()
-        )
-        guards = shape_guards(symbolic)
-        text.append(
-            claim(
-                "The symbolic dimension brings guards of its own, from the shape environment: {guards}.",
-                guards=Derived([g.predicate for g in guards], ", ".join(code(g.predicate) for g in guards)),
-                evidence=[in_dump(result, symbolic_at, g.predicate) for g in guards],
-            ).markdown()
-        )
-    else:
-        text.append(
-            claim(
-                "The sizes compiled {n} {g} in all: no symbolic dimension appeared.",
-                n=growth[-1],
-                g=Derived("graph" if growth[-1] == 1 else "graphs"),
-                evidence=[_step_ev(result, calls[len(growth) - 1]["label"])],
-            ).markdown()
-        )
-    one = by_label.get("rows=1")
-    if one is not None:
-        if one["graphs"] > calls[-2]["graphs"]:
-            r = [f.reason for rc in one["recompiles"] for f in rc.failures]
-            text.append(
-                claim(
-                    "A single row then **recompiled** (reason against the dynamic entry: {q_reason}): sizes 0 and 1 are "
-                    "specialized. A symbolic size is assumed to be at least 2, because 0 and 1 change semantics "
-                    "(broadcasting, empty tensors, contiguity) and the graph traced for a general size would be wrong for them.",
-                    q_reason=Derived(r[0] if r else "none logged", shorten(r[0], 80) if r else "none logged"),
-                    evidence=[
-                        line_of(result, r[0][:60]) if r else _step_ev(result, "rows=1"),
-                        _step_ev(result, "rows=1"),
-                    ],
-                ).markdown()
-            )
-        else:
-            text.append(
-                claim(
-                    "A single row reused the dynamic entry on this torch.", evidence=[_step_ev(result, "rows=1")]
-                ).markdown()
-            )
-    return " ".join(text)
+    settled = calls[1]["graphs"] == calls[2]["graphs"] == last["graphs"]
+    if symbolic_at is None:
+        if last["graphs"] != 4:
+            raise ValueError(f"no symbolic dump, yet {last['graphs']} graphs for four sizes")
+        return Measured("static", (reason_ev, _step_ev(result, "rows=7")), "stayed static", slots)
+    if not settled:
+        raise ValueError("a symbolic dump, yet the later sizes compiled again")
+    check = tensor_check(dumps[symbolic_at])
+    if check is None:
+        raise ValueError("the symbolic entry's dump has no tensor check")
+    size = parse_check_tensor(check.predicate)["size"]
+    guards = [g.predicate for g in shape_guards(dumps[symbolic_at])]
+    evidence = (
+        reason_ev,
+        in_dump(result, symbolic_at, check.predicate),
+        _step_ev(result, "rows=7"),
+        *(in_dump(result, symbolic_at, g) for g in guards),
+    )
+    slots |= {"size": f"size={size}", "guards": Derived(guards, _codes(guards))}
+    return Measured(f"symbolic, size={size}", evidence, "became symbolic", slots)
+
+
+@fact(
+    "dynamic: a single row after the symbolic entry",
+    NEW_SIZES,
+    show=lambda v: v,
+    outcomes=("own entry", "reused the symbolic entry"),
+)
+def single_row(result: SnippetResult) -> Measured:
+    calls = size_steps(result)
+    if len(calls) < 2 or calls[-1]["label"] != "rows=1":
+        raise LookupError("no call with one row printed")
+    one, before = calls[-1], calls[-2]
+    if one["graphs"] == before["graphs"]:
+        return Measured("reused", (_step_ev(result, "rows=1"),), "reused the symbolic entry")
+    failures = [f.reason for r in one["recompiles"] for f in r.failures]
+    bound = next((f for f in failures if "2 <=" in f), None)
+    dumps = parse_guards_log(result.log("guards"))
+    check = tensor_check(dumps[-1]) if dumps else None
+    if bound is None or check is None:
+        raise ValueError("one row compiled, but the log names no 2 <= size guard or the dump no tensor check")
+    size = parse_check_tensor(check.predicate)["size"]
+    # the guard as the dump of the symbolic entry wrote it, e.g. 2 <= L['x'].size()[0]
+    guard = re.search(r"2 <= \S+\.size\(\)\[\d+\]", bound).group(0)
+    evidence = (
+        line_of(result, bound[:60]),
+        in_dump(result, len(dumps) - 1, check.predicate),
+        _step_ev(result, "rows=1"),
+    )
+    return Measured(
+        "own entry",
+        evidence,
+        "own entry",
+        {"guard": guard, "size": f"size={size}", "n": Derived(one["graphs"], plural(one["graphs"], "graph"))},
+    )
 
 
 def mode_sections(result: SnippetResult) -> dict[str, tuple[int, list[list[Guard]]]]:
@@ -172,34 +179,69 @@ def mode_graphs(result: SnippetResult) -> Measured:
     return Measured(counts, tuple(line_of(result, label + " ") for label in counts))
 
 
+def _last_check(result: SnippetResult, label: str):
+    """The tensor check of a mode's last entry, its size field and its evidence (or Nones)."""
+    before, dumps = mode_sections(result).get(label, (0, []))
+    check = tensor_check(dumps[-1]) if dumps else None
+    if check is None:
+        return None, None, None
+    return (
+        check,
+        parse_check_tensor(check.predicate).get("size"),
+        in_dump(result, before + len(dumps) - 1, check.predicate),
+    )
+
+
 def modes_table(result: SnippetResult) -> str:
-    graphs = mode_graphs(result).value
-    sections = mode_sections(result)
     rows = []
-    for label, n in graphs.items():
-        before, dumps = sections.get(label, (0, []))
-        last = dumps[-1] if dumps else []
-        check = tensor_check(last)
-        size = parse_check_tensor(check.predicate).get("size", "?") if check else "?"
-        where = len(dumps) - 1 + before
-        size_cell = code(f"size={size}") + (markers_for([in_dump(result, where, check.predicate)]) if check else "")
-        sym = ", ".join(code(g.predicate) for g in shape_guards(last)) or "—"
-        rows.append([label, str(n) + markers_for([line_of(result, label + " ")]), size_cell, sym])
+    for label, n in mode_graphs(result).value.items():
+        check, size, ev = _last_check(result, label)
+        size_cell = code(f"size={size}") + markers_for([ev]) if check else "?"
+        _, dumps = mode_sections(result).get(label, (0, []))
+        sym = _codes([g.predicate for g in shape_guards(dumps[-1])]) if dumps else ""
+        rows.append([label, str(n) + markers_for([line_of(result, label + " ")]), size_cell, sym or "—"])
     return table(["mode", "graphs for 5 sizes", "tensor check of the last entry", "shape guards"], rows, "-r--")
 
 
+_MODES = ("dynamic=None (default)", "dynamic=True", "dynamic=False", "mark_dynamic(x, 0), dynamic=None")
+
+
+@fact(
+    "dynamic: what each mode made of five sizes",
+    THREE_MODES,
+    show=lambda v: v,
+    outcomes=("each as asked", "other counts"),
+)
+def modes_outcome(result: SnippetResult) -> Measured:
+    counts = mode_graphs(result).value
+    if set(counts) != set(_MODES):
+        raise LookupError(f"modes printed: {', '.join(counts)}")
+    checks = {label: _last_check(result, label) for label in _MODES}
+    if any(c[0] is None for c in checks.values()):
+        raise ValueError("a mode printed no tensor check")
+    evidence = tuple(line_of(result, label + " ") for label in _MODES) + tuple(c[2] for c in checks.values())
+    slots = {
+        "default_n": Derived(counts[_MODES[0]], plural(counts[_MODES[0]], "graph")),
+        "true_n": Derived(counts[_MODES[1]], plural(counts[_MODES[1]], "graph")),
+        "false_n": Derived(counts[_MODES[2]], plural(counts[_MODES[2]], "graph")),
+        "mark_n": Derived(counts[_MODES[3]], plural(counts[_MODES[3]], "graph")),
+        "true_size": f"size={checks[_MODES[1]][1]}",
+        "mark_size": f"size={checks[_MODES[3]][1]}",
+        "default_size": f"size={checks[_MODES[0]][1]}",
+    }
+    as_asked = (
+        counts[_MODES[1]] == 1
+        and counts[_MODES[2]] == 5
+        and counts[_MODES[3]] == 1
+        and checks[_MODES[1]][1].startswith("[None, None]")
+        and checks[_MODES[3]][1].startswith("[None, 3]")
+    )
+    return Measured(
+        "as asked" if as_asked else "other", evidence, "each as asked" if as_asked else "other counts", slots
+    )
+
+
 # -- 2. scalars ----------------------------------------------------------------------------------
-def _reading(label: str, n: int, values: int = 4) -> str:
-    """How a count reads, as a claim template: `{n}` is the measured count."""
-    kind = label.split(":")[0].split(" ")[0].split("(")[0]
-    if n == 1:
-        return f"a {'value wrapped in a tensor' if kind == 'tensor' else 'Python ' + kind} compiled **once** for all {values} values: no guard read its value"
-    if n >= values:
-        return f"a Python {kind} was **burned in as a constant**: every new value compiled a new graph ({{n}} for {values} values)"
-    first = "its first value" if n == 2 else f"its first {n - 1} values"
-    return f"a Python {kind} was a constant for {first}, then **became a symbol** ({{n}} graphs for {values} values)"
-
-
 @fact(
     "dynamic: scalars (graphs for 4 values)",
     SCALARS,
@@ -211,19 +253,43 @@ def scalar_graphs(result: SnippetResult) -> Measured:
 
 
 def scalars_table(result: SnippetResult) -> str:
-    rows = [
-        [label, str(n) + markers_for([line_of(result, label)]), _reading(label, n).format(n=n).replace("**", "")]
-        for label, n in scalar_graphs(result).value.items()
-    ]
-    return table(["argument, 4 calls", "graphs", "reading"], rows, "-r-")
+    rows = [[label, str(n) + markers_for([line_of(result, label)])] for label, n in scalar_graphs(result).value.items()]
+    return table(["argument, 4 calls", "graphs"], rows, "-r")
 
 
-def scalars_summary(result: SnippetResult) -> str:
-    parts = [
-        claim(_reading(label, n), n=n, evidence=[line_of(result, label)]).markdown()
-        for label, n in scalar_graphs(result).value.items()
-    ]
-    return "On this torch, " + "; ".join(parts) + "."
+_SCALAR_OUTCOMES = ("one graph", "a graph per value", "constant, then one entry for the rest")
+
+
+def _scalar_fact(kind: str, prefix: str):
+    """A fact for one argument of scalars.py: how many graphs its four values compiled."""
+
+    @fact(f"dynamic: {kind}, 4 values", SCALARS, show=lambda v: str(v), outcomes=_SCALAR_OUTCOMES)
+    def measure(result: SnippetResult) -> Measured:
+        found = [(i, step) for i, step in enumerate(attribute_to_steps(result.output, STEP_RE))]
+        i, step = next((i, s) for i, s in found if s["label"].startswith(prefix))
+        n = step["graphs"]
+        evidence = [line_of(result, step["label"])]
+        slots: dict[str, object] = {"n": Derived(n, plural(n, "graph"))}
+        guards = [f.reason for r in step["recompiles"] for f in r.failures]
+        first = re.search(r"(?:L\['amount'\]|amount) == [\d.]+", guards[0]) if guards else None
+        if first:
+            evidence.insert(0, line_of(result, guards[0][:60]))
+            slots["guard"] = first.group(0)
+        if n == 1:
+            return Measured(n, tuple(evidence), "one graph", slots)
+        if first is None:
+            raise ValueError(f"{kind}: {n} graphs, and no `amount == ...` guard failure logged")
+        if n >= 4:
+            return Measured(n, tuple(evidence), "a graph per value", slots)
+        slots["constant_for"] = Derived(n - 1, "its first value" if n == 2 else f"its first {n - 1} values")
+        return Measured(n, tuple(evidence), "constant, then one entry for the rest", slots)
+
+    return measure
+
+
+scalar_int = _scalar_fact("a Python int", "int:")
+scalar_float = _scalar_fact("a Python float", "float:")
+scalar_tensor = _scalar_fact("a value in a tensor", "tensor(")
 
 
 # -- 3. the cache is a list ------------------------------------------------------------------------
@@ -238,83 +304,77 @@ def list_growth(result: SnippetResult) -> list[tuple[str, int, int]]:
 
 def list_growth_table(result: SnippetResult) -> str:
     rows = [
-        [
-            label,
-            str(before),
-            (str(lines) if lines else "— (first compile)") + markers_for([line_of(result, label + " ")]),
-        ]
+        [label, str(before), (str(lines) if lines else "—") + markers_for([line_of(result, label + " ")])]
         for label, before, lines in list_growth(result)
     ]
     return table(["call", "entries already in the cache", "failure lines in its recompile log"], rows, "-rr")
 
 
-def list_growth_summary(result: SnippetResult) -> str:
+@fact(
+    "dynamic: failure lines per recompile (cache_list)",
+    CACHE_LIST,
+    show=lambda v: ", ".join(map(str, v)),
+    outcomes=("one line per entry, named by compile id", "one line per entry", "other counts"),
+)
+def list_walk(result: SnippetResult) -> Measured:
+    found = attribute_to_steps(result.output, STEP_RE)
     growth = list_growth(result)[1:]
-    ev = [line_of(result, label + " ") for label, _, _ in growth]
-    if all(lines == before for _, before, lines in growth):
-        counts = [lines for _, _, lines in growth]
-        return claim(
-            "Each recompile logged exactly one failure line per entry already in the cache ({counts}): before "
-            "compiling, dynamo had checked every one.",
-            counts=Derived(counts, ", ".join(map(str, counts))),
-            evidence=ev,
-        ).markdown()
-    return (
-        "Failure lines per recompile on this torch: "
-        + ", ".join(f"{label}: {lines}" for label, _, lines in growth)
-        + "."
-    )
+    if not growth:
+        raise LookupError("no recompile printed")
+    counts = [lines for _, _, lines in growth]
+    evidence = tuple(line_of(result, label + " ") for label, _, _ in growth)
+    slots: dict[str, object] = {"counts": Derived(counts, ", ".join(map(str, counts)))}
+    if any(lines != before for _, before, lines in growth):
+        return Measured(counts, evidence, "other counts", slots)
+    failures = [f for r in found[-1]["recompiles"] for f in r.failures]
+    last = [f.reason for f in failures]
+    ids = [f.entry for f in failures if f.entry]
+    evidence += tuple(line_of(result, f[:60]) for f in last[:1])
+    slots["last_label"] = found[-1]["label"]
+    slots["last_n"] = Derived(len(last))
+    if ids and len(ids) == len(last):
+        slots["ids"] = Derived(ids, ", ".join(code(i) for i in ids))
+        return Measured(counts, evidence, "one line per entry, named by compile id", slots)
+    return Measured(counts, evidence, "one line per entry", slots)
+
+
+_EAGER = re.compile(r"^eager\s+([\d.]+) us/call", re.M)
+_ENTRIES = re.compile(r"^entries=(\d+)\s+([\d.]+) us/call", re.M)
 
 
 def walk_timings(result: SnippetResult) -> tuple[float, list[tuple[int, float]]]:
-    eager = float(re.search(r"^eager\s+([\d.]+) us/call", result.stdout, re.M).group(1))
-    rows = [(int(n), float(t)) for n, t in re.findall(r"^entries=(\d+)\s+([\d.]+) us/call", result.stdout, re.M)]
-    return eager, rows
+    eager = float(_EAGER.search(result.stdout).group(1))
+    return eager, [(int(n), float(t)) for n, t in _ENTRIES.findall(result.stdout)]
 
 
 def walk_table(result: SnippetResult) -> str:
     eager, rows = walk_timings(result)
-    base = rows[0][1]
-    out = [["eager (no compile)", f"{eager:.1f}" + markers_for([line_of(result, "eager ")]), "—"]]
+    out = [["eager (no compile)", f"{eager:.1f}" + markers_for([line_of(result, "eager ")])]]
     for n, t in rows:
-        out.append(
-            [
-                plural(n, "entry", "entries"),
-                f"{t:.1f}" + markers_for([line_of(result, f"entries={n} ")]),
-                f"{t / base:.2f}×",
-            ]
-        )
-    return table(["cache entries, calls cycling through all", "µs per call", "vs 1 entry"], out, "-rr")
+        out.append([plural(n, "entry", "entries"), f"{t:.1f}" + markers_for([line_of(result, f"entries={n} ")])])
+    return table(["cache entries, calls cycling through all", "µs per call"], out, "-r")
 
 
-def walk_slope(result: SnippetResult) -> float:
-    """Least-squares µs per extra cache entry, over the measured rows."""
+@fact(
+    "dynamic: µs per call as the cache grows (cache_walk)",
+    CACHE_WALK,
+    show=lambda v: ", ".join(f"{n}: {t}" for n, t in v),
+    outcomes=("single runs",),
+)
+def walk_cost(result: SnippetResult) -> Measured:
+    """The snippet times each size once and prints no spread: a single run orders nothing."""
+    if re.search(r"±|spread|repeats", result.stdout):
+        raise ValueError("the walk printed repeats or a spread: this fact reads single runs only")
     _, rows = walk_timings(result)
-    xs, ys = [n for n, _ in rows], [t for _, t in rows]
-    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
-    return sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sum((x - mx) ** 2 for x in xs)
-
-
-def walk_summary(result: SnippetResult) -> str:
-    _, rows = walk_timings(result)
+    if len(rows) < 2:
+        raise LookupError("fewer than two entry counts timed")
     (n0, t0), (n1, t1) = rows[0], rows[-1]
-    slope = walk_slope(result)
-    ev = [line_of(result, f"entries={n} ") for n, _ in rows]
-    change = slope * (n1 - n0)
-    trend = "grew" if change > 0.1 * t0 else ("fell" if change < -0.1 * t0 else "stayed roughly flat")
-    return claim(
-        "On the machine that built this page, a call took {t0} µs with {n0} entry and {t1} µs with {n1} entries; a "
-        "straight line fitted through all the rows has a slope of **{slope} µs per entry**: the cost per call {trend} "
-        "as the cache grew. These are this machine's figures, measured at build time: the shape of the curve is the "
-        "lesson, the numbers are not a benchmark.",
-        evidence=ev,
-        trend=Derived(trend),
-        t0=f"{t0:.1f}",
-        n0=n0,
-        t1=f"{t1:.1f}",
-        n1=n1,
-        slope=Derived(slope, f"{slope:.2f}"),
-    ).markdown()
+    return Measured(
+        rows,
+        (line_of(result, f"entries={n0} "), line_of(result, f"entries={n1} ")),
+        "single runs",
+        {"t0": f"{t0:.1f}", "n0": str(n0), "t1": f"{t1:.1f}", "n1": str(n1)},
+    )
 
 
 # -- 4. two limits -------------------------------------------------------------------------------
@@ -322,39 +382,92 @@ def limit_config(result: SnippetResult) -> dict[str, int]:
     return {m.group(1): int(m.group(2)) for m in re.finditer(r"^config\.(\w+) = (\d+)$", result.stdout, re.M)}
 
 
-@fact("limits: names", LIMITS, show=lambda v: ", ".join(v))
+def _lowered(result: SnippetResult) -> str:
+    m = re.search(r"^lowered config\.(\w+) to (\d+)$", result.stdout, re.M)
+    if not m:
+        raise LookupError("the snippet printed no lowered limit")
+    return m.group(1)
+
+
+@fact(
+    "limits: names",
+    LIMITS,
+    show=lambda v: ", ".join(v),
+    outcomes=("cache_size_limit only", "recompile_limit and cache_size_limit", "recompile_limit only"),
+)
 def limit_names(result: SnippetResult) -> Measured:
     config = limit_config(result)
-    return Measured(list(config), tuple(line_of(result, f"config.{k} = ") for k in config))
-
-
-ALIASES = {"cache_size_limit": "recompile_limit", "accumulated_cache_size_limit": "accumulated_recompile_limit"}
+    evidence = tuple(line_of(result, f"config.{k} = ") for k in config) + (line_of(result, "lowered config."),)
+    slots: dict[str, object] = {f"{k}": str(v) for k, v in config.items()}
+    slots["lowered"] = _lowered(result)
+    names = set(config)
+    if names == {"cache_size_limit", "accumulated_cache_size_limit"}:
+        outcome = "cache_size_limit only"
+    elif names == {
+        "recompile_limit",
+        "accumulated_recompile_limit",
+        "cache_size_limit",
+        "accumulated_cache_size_limit",
+    }:
+        outcome = "recompile_limit and cache_size_limit"
+    elif names == {"recompile_limit", "accumulated_recompile_limit"}:
+        outcome = "recompile_limit only"
+    else:
+        raise ValueError(f"limit names printed: {', '.join(config)}")
+    return Measured(list(config), evidence, outcome, slots)
 
 
 def limit_names_table(result: SnippetResult) -> str:
-    config = limit_config(result)
-    rows = []
-    for name, value in config.items():
-        note = "the per-function limit" if "accumulated" not in name else "the accumulated limit"
-        if ALIASES.get(name) in config:
-            note = f"an older name of `{ALIASES[name]}`, still present on this torch"
-        rows.append(
-            [
-                code(f"torch._dynamo.config.{name}"),
-                str(value) + markers_for([line_of(result, f"config.{name} = ")]),
-                note,
-            ]
-        )
-    return table(["setting on this torch", "value", "what it is"], rows, "-r-")
+    rows = [
+        [code(f"torch._dynamo.config.{name}"), str(value) + markers_for([line_of(result, f"config.{name} = ")])]
+        for name, value in limit_config(result).items()
+    ]
+    return table(["setting on this torch", "value"], rows, "-r")
 
 
-def limit_warning(result: SnippetResult) -> str:
-    lines = [
-        ln
+def _warning_lines(result: SnippetResult) -> list[str]:
+    return [
+        ln.strip()
         for ln in result.output.splitlines()
         if "hit config." in ln or ln.strip().startswith(("function:", "last reason:"))
     ]
-    return "```text\n" + "\n".join(lines) + "\n```\n" if lines else "(this torch printed no warning)\n"
+
+
+def limit_warning(result: SnippetResult) -> str:
+    """The warning's lines, as printed, in a text block (or nothing when none was printed)."""
+    lines = _warning_lines(result)
+    return "```text\n" + "\n".join(lines) + "\n```\n" if lines else ""
+
+
+@fact(
+    "limits: the warning when the lowered limit is hit",
+    LIMITS,
+    show=lambda v: v,
+    outcomes=("warned", "no warning"),
+)
+def limit_warned(result: SnippetResult) -> Measured:
+    lines = _warning_lines(result)
+    lowered = _lowered(result)
+    if not lines:
+        return Measured("no warning", (line_of(result, f"lowered config.{lowered}"),), "no warning")
+    hit = re.search(r"hit (config\.\w+ \(\d+\))", lines[0])
+    function = next((ln[len("function: ") :] for ln in lines if ln.startswith("function:")), None)
+    reason = next((ln[len("last reason: ") :] for ln in lines if ln.startswith("last reason:")), None)
+    if not hit or function is None or reason is None:
+        raise ValueError("a limit warning without its limit, function or last reason")
+    acc = next(k for k in limit_config(result) if k == "accumulated_" + lowered)
+    return Measured(
+        hit.group(1),
+        tuple(line_of(result, ln) for ln in lines) + (line_of(result, f"config.{acc} = "),),
+        "warned",
+        {
+            "hit": hit.group(1),
+            "function": function,
+            "reason": reason,
+            "acc": acc,
+            "acc_value": str(limit_config(result)[acc]),
+        },
+    )
 
 
 def limit_steps(result: SnippetResult) -> list[tuple[str, int, dict]]:
@@ -365,151 +478,81 @@ def limit_steps(result: SnippetResult) -> list[tuple[str, int, dict]]:
     return out
 
 
-@fact("limits: after the limit, existing entries", LIMITS)
+@fact(
+    "limits: new sizes past the limit",
+    LIMITS,
+    show=lambda v: v,
+    outcomes=("nothing compiled or served", "compiling went on"),
+)
+def new_sizes_past_limit(result: SnippetResult) -> Measured:
+    steps_ = limit_steps(result)
+    labels = [s[0] for s in steps_]
+    if labels != ["rows=2", "rows=3", "rows=4", "rows=5", "rows=2 again"]:
+        raise LookupError(f"steps printed: {', '.join(labels)}")
+    (_, g3, s3), (_, g4, s4), (_, g5, s5) = steps_[1:4]
+    evidence = tuple(line_of(result, label + " ") for label in labels[1:4])
+    slots = {"n": str(g5), "lowered": _lowered(result)}
+    if g3 == g4 == g5 and s3 == s4 == s5:
+        return Measured("nothing compiled or served", evidence, "nothing compiled or served", slots)
+    return Measured("compiling went on", evidence, "compiling went on", slots)
+
+
+@fact("limits: after the limit, existing entries", LIMITS, outcomes=("keep serving", "fall back to eager"))
 def after_limit(result: SnippetResult) -> Measured:
     steps_ = limit_steps(result)
-    served = steps_[-1][2].get(2, 0) > steps_[-2][2].get(2, 0)
+    before, again = steps_[-2][2].get(2, 0), steps_[-1][2].get(2, 0)
+    served = again > before
     return Measured(
         "keep serving" if served else "fall back to eager",
         (line_of(result, steps_[-2][0] + " "), line_of(result, steps_[-1][0] + " ")),
+        "keep serving" if served else "fall back to eager",
+        {"a": Derived(before), "b": Derived(again)},
     )
 
 
-def limit_verdict(result: SnippetResult) -> str:
-    config = limit_config(result)
-    per_fn = "recompile_limit" if "recompile_limit" in config else "cache_size_limit"
-    steps_ = limit_steps(result)
-    new_after_limit = steps_[-2][1] == steps_[-3][1]
-    text = [
-        claim(
-            "With {q_name} lowered to 2, the third size hit the limit: `unique_graphs` stopped at {n}, "
-            + (
-                "and later new sizes compiled nothing more: they ran eagerly."
-                if new_after_limit
-                else "yet compiling went on."
-            ),
-            q_name=per_fn,
-            n=steps_[-1][1],
-            evidence=[
-                line_of(result, f"lowered config.{per_fn}"),
-                line_of(result, steps_[-3][0] + " "),
-                line_of(result, steps_[-2][0] + " "),
-            ],
-        ).markdown()
-    ]
-    served = after_limit(result)
-    before, again = steps_[-2][2].get(2, 0), steps_[-1][2].get(2, 0)
-    if served.value == "keep serving":
-        text.append(
-            claim(
-                "Calling again with the first size **ran the existing compiled entry** (its run counter went from {a} to "
-                "{b}): on this torch, hitting the limit stops new compiles but the entries already made keep serving.",
-                a=before,
-                b=again,
-                evidence=list(served.evidence),
-            ).markdown()
-        )
-    else:
-        text.append(
-            claim(
-                "Calling again with the first size **did not run the compiled entry** (its run counter stayed at {a}): on "
-                "this torch, once the limit is hit the frame runs as plain Python, entries and all.",
-                a=before,
-                evidence=list(served.evidence),
-            ).markdown()
-        )
-    return " ".join(text)
+def accumulated_note(result: SnippetResult, regime: str) -> str:  # noqa: ARG001
+    """Nothing: what the limits count is explained from the limits run in the page's explain blocks.
 
-
-def accumulated_note(result: SnippetResult, regime: str) -> str:
-    config = limit_config(result)
-    acc = next((k for k in config if k.startswith("accumulated")), None)
-    per = next((k for k in config if not k.startswith("accumulated")), None)
-    text = claim(
-        "The per-function limit ({q_per}, {per_v}) counts entries per code object and per object guarded by identity; "
-        "the accumulated limit ({q_acc}, {acc_v}) caps all entries of the code object together. ",
-        q_per=per,
-        per_v=config.get(per),
-        q_acc=acc,
-        acc_v=config.get(acc),
-        evidence=[line_of(result, f"config.{per} = "), line_of(result, f"config.{acc} = ")],
-    ).markdown()
-    if regime == "identity":
-        text += (
-            " This build guards modules by identity, so every new instance of a module starts a per-object count "
-            "of its own, and the per-function limit alone cannot stop a model that is rebuilt again and again; "
-            "whether such a loop ever reaches the accumulated limit is measured on the "
-            "[Across releases](../releases/#does-a-model-rebuilt-in-a-loop-ever-reach-the-accumulated-limit) page."
-        )
-    else:
-        text += (
-            " This build guards modules by type and attributes, so identical instances share entries and the "
-            "per-function limit does most of the work; the accumulated limit remains the backstop for code that "
-            "still creates identity guards (closures, objects compared with `is`)."
-        )
-    return text
+    Kept so that the page block that reads the module regime (owned by the guards lesson) still
+    runs until that block is converted; it returns no prose."""
+    return ""
 
 
 # -- 5. stances ----------------------------------------------------------------------------------
-@fact("stances: set_stance", STANCES)
+@fact(
+    "stances: set_stance",
+    STANCES,
+    outcomes=("absent", "raised, then ran eagerly, then compiled"),
+)
 def stance_available(result: SnippetResult) -> Measured:
     if "set_stance does not exist" in result.stdout:
-        return Measured("absent", (line_of(result, "set_stance does not exist"),))
-    return Measured("present", (line_of(result, "default stance"),))
-
-
-def stance_summary(result: SnippetResult) -> str:
-    if stance_available(result).value == "absent":
-        return claim(
-            "**This torch has no `torch.compiler.set_stance`**: the snippet printed so and stopped. On releases that "
-            "have it, `fail_on_recompile` turns a would-be recompile into an error and `eager_on_recompile` runs such "
-            "calls eagerly without compiling.",
-            evidence=list(stance_available(result).evidence),
-        ).markdown()
-    lines = result.output  # the printed lines, with repository paths shown relative
+        line = line_of(result, "set_stance does not exist")
+        return Measured("absent", (line,), "absent", {"line": line.line})
+    lines = result.output
     raised = re.search(r"raised (\w+): (.*)$", lines, re.M)
     graphs = steps(lines)
-    eager_label, eager_graphs = next((label, n) for label, n in graphs if label.startswith("eager_on_recompile"))
-    final_label, final = graphs[-1]
-    text = []
-    if raised:
-        text.append(
-            claim(
-                "Under `fail_on_recompile`, the call that needed a new entry raised {q_error}: {q_msg}.",
-                q_error=raised.group(1),
-                q_msg=Derived(raised.group(2), shorten(raised.group(2), 140)),
-                evidence=[line_of(result, "raised " + raised.group(1))],
-            ).markdown()
-        )
-    else:
-        text.append(
-            claim(
-                "Under `fail_on_recompile`, the call that needed a new entry did **not** raise on this torch.",
-                evidence=[line_of(result, "fail_on_recompile, float64")],
-            ).markdown()
-        )
     equal = re.search(r"^eager_on_recompile result equals eager double\(x\): (\w+)$", lines, re.M)
-    text.append(
-        claim(
-            "Under `eager_on_recompile`, the same call ran eagerly: `unique_graphs` stayed at {n}"
-            + (
-                ", and its result equals the eager function's ({q_eq})."
-                if equal and equal.group(1) == "True"
-                else ", and its result does **not** equal the eager function's ({q_eq})."
-                if equal
-                else "."
-            ),
-            n=eager_graphs,
-            q_eq=(f"equals eager double(x): {equal.group(1)}" if equal else None),
-            evidence=[line_of(result, eager_label + " ")] + ([line_of(result, "equals eager")] if equal else []),
-        ).markdown()
+    eager = next(((label, n) for label, n in graphs if label.startswith("eager_on_recompile")), None)
+    cached = next(((label, n) for label, n in graphs if label.startswith("fail_on_recompile, rows=4")), None)
+    final = graphs[-1] if graphs else None
+    if not (raised and equal and eager and cached and final and final[0].startswith("default again")):
+        raise ValueError("set_stance exists, yet the run did not print raise, eager and default steps")
+    if not (eager[1] == cached[1] and equal.group(1) == "True" and final[1] > eager[1]):
+        raise ValueError(f"stances: counts {graphs}, equal {equal.group(1)}")
+    return Measured(
+        "present",
+        (
+            line_of(result, "raised " + raised.group(1)),
+            line_of(result, eager[0] + " "),
+            line_of(result, "equals eager"),
+            line_of(result, final[0] + " "),
+        ),
+        "raised, then ran eagerly, then compiled",
+        {
+            "error": raised.group(1),
+            "message": Derived(raised.group(2), shorten(raised.group(2), 200)),
+            "eager_n": str(eager[1]),
+            "equal": f"equals eager double(x): {equal.group(1)}",
+            "final_n": str(final[1]),
+        },
     )
-    text.append(
-        claim(
-            "Back at the default stance the call compiled ({n} {g} in all).",
-            n=final,
-            g=Derived("graph" if final == 1 else "graphs"),
-            evidence=[line_of(result, final_label + " ")],
-        ).markdown()
-    )
-    return " ".join(text)
