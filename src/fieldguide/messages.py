@@ -233,9 +233,9 @@ def _page_texts(path: Path, mtime: float) -> dict[str, KindText]:
 
 
 def kind_texts(docs_dir: Path | None = None) -> dict[str, KindText]:
-    """The page's explanation of each kind (docs/messages.md)."""
+    """The page's explanation of each kind (docs/messages.md): a copy, so a caller cannot change the cached one."""
     path = (docs_dir or _DOCS_DIR) / PAGE
-    return _page_texts(path, path.stat().st_mtime)
+    return dict(_page_texts(path, path.stat().st_mtime))
 
 
 def kind_of(pattern: str) -> Kind:
