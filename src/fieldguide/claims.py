@@ -124,6 +124,7 @@ class Fact:
     measure: Callable[..., Measured]
     show: Callable[[object], str] = str  # how a value reads in a table cell
     outcomes: tuple[str, ...] = ()  # the named outcomes an explanation is written for (explain.py)
+    varies: bool = False  # its value changes between two runs of one build (a timing): builds compare its outcome
 
     def __call__(self, *results: SnippetResult) -> Measured:
         return self.measure(*results)
@@ -145,20 +146,25 @@ def run(path: str, logs: str = "", earlier_logs: tuple[str, ...] = (), **env: st
 
 
 def fact(
-    name: str, *runs: Run, show: Callable[[object], str] = str, outcomes: tuple[str, ...] = ()
+    name: str,
+    *runs: Run,
+    show: Callable[[object], str] = str,
+    outcomes: tuple[str, ...] = (),
+    varies: bool = False,
 ) -> Callable[[Callable[..., Measured]], Fact]:
     """Declare a fact: its name, the runs it reads, and (decorated) how it is measured from them.
 
     `outcomes` names what the measurement can turn out to be; a page explains the fact with one
     text per outcome (explain.py), and a measurement that fits none of them returns the outcome
-    UNRECOGNISED rather than the nearest named one."""
+    UNRECOGNISED rather than the nearest named one. `varies`: the value differs between two runs
+    of the same build (a timing), so two builds are compared by its outcome (facts.comparable)."""
     if UNRECOGNISED in outcomes:
         raise ValueError(f"fact {name!r}: {UNRECOGNISED!r} is every fact's outcome; do not declare it")
 
     def wrap(fn: Callable[..., Measured]) -> Fact:
         if name in FACTS:
             raise ValueError(f"fact {name!r} is defined twice")
-        f = Fact(name, tuple(runs), fn, show, tuple(outcomes) + ((UNRECOGNISED,) if outcomes else ()))
+        f = Fact(name, tuple(runs), fn, show, tuple(outcomes) + ((UNRECOGNISED,) if outcomes else ()), varies)
         FACTS[name] = f
         return f
 

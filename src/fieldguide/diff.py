@@ -19,7 +19,7 @@ from pathlib import Path
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
 
-from .facts import facts
+from .facts import comparable
 from .identity import SnippetId, code_fence
 from .normalize import normalize_output
 from .record import BuildRecord, SnippetResult
@@ -72,7 +72,7 @@ def load(path: str | Path) -> BuildRecord:
 
 def compare(old: BuildRecord, new: BuildRecord, snippets_dir: Path | None = None) -> Report:
     report = Report(old, new)
-    before, after = facts(old, snippets_dir), facts(new, snippets_dir)
+    before, after = comparable(old, snippets_dir), comparable(new, snippets_dir)
     for name in list(before) + [n for n in after if n not in before]:
         if before.get(name) != after.get(name):
             report.facts.append((name, before.get(name), after.get(name)))

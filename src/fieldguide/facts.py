@@ -16,6 +16,7 @@ from pathlib import Path
 
 from . import chapters, gym
 from .claims import FACTS, Fact, Measured, fact, line_of, run
+from .normalize import normalize_text
 from .record import BuildRecord, SnippetResult
 
 # Every chapter module (fieldguide/chapters/<slug>.py) defines its facts with @fact on import: a new
@@ -112,3 +113,15 @@ def facts_with_sources(
 
 def facts(build: BuildRecord, snippets_dir: Path | None = None) -> dict[str, str]:
     return {name: value for name, (value, _) in facts_with_sources(build, snippets_dir).items()}
+
+
+def comparable(build: BuildRecord, snippets_dir: Path | None = None) -> dict[str, str]:
+    """The facts as two builds are compared: normalized as outputs are (an object id or address in
+    a value reads as a placeholder), and a fact whose value varies from run to run (a timing,
+    declared `varies=True`) by its outcome, since its value differs between two runs of one build."""
+    out = {name: normalize_text(value) for name, value in facts(build, snippets_dir).items()}
+    for name, f in FACTS.items():
+        if f.varies and name in out:
+            measured = evaluate(f, build)
+            out[name] = f"outcome: {measured.outcome}" if measured is not None else out[name]
+    return out

@@ -360,6 +360,7 @@ def walk_table(result: SnippetResult) -> str:
     CACHE_WALK,
     show=lambda v: ", ".join(f"{n}: {t}" for n, t in v),
     outcomes=("single runs",),
+    varies=True,
 )
 def walk_cost(result: SnippetResult) -> Measured:
     """The snippet times each size once and prints no spread: a single run orders nothing."""

@@ -157,7 +157,7 @@ def call_timings(result: SnippetResult) -> dict[str, float]:
     }
 
 
-@fact("guards: guard eval latency line", ANATOMY, outcomes=("printed", "not printed"))
+@fact("guards: guard eval latency line", ANATOMY, outcomes=("printed", "not printed"), varies=True)
 def latency_line(anatomy: SnippetResult) -> Measured:
     m = re.search(r"^Guard eval latency = ([\d.]+) us", anatomy.output, re.M)
     if not m:
@@ -165,7 +165,7 @@ def latency_line(anatomy: SnippetResult) -> Measured:
     return Measured(float(m.group(1)), (line_of(anatomy, "Guard eval latency"),), "printed", {"latency": m.group(1)})
 
 
-@fact("guards: per-call timings (one run each)", ANATOMY, outcomes=("measured",))
+@fact("guards: per-call timings (one run each)", ANATOMY, outcomes=("measured",), varies=True)
 def per_call_timings(anatomy: SnippetResult) -> Measured:
     t = call_timings(anatomy)
     if set(t) != {"eager", "compiled"}:

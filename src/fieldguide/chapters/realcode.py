@@ -389,6 +389,7 @@ _EVERY, _SKIPPED = "compiled, every guard", "compiled, module guards skipped"
     GUARD_OVERHEAD,
     show=lambda v: f"{v[0]}, {v[1]}" if v[1] else f"{v[0]}, not run",
     outcomes=("single runs", "no filtered run"),
+    varies=True,
 )
 def guard_timings(result: SnippetResult) -> Measured:
     """Two medians, one run each, no spread: the outcome says so, and draws no direction."""
