@@ -351,7 +351,7 @@ def test_pages_show_the_verdicts_of_this_builds_measurements(built_site, live):
 
     guards_page = _page_text(built_site, "guards")
     r = live.find
-    _, explained = explain.render_page((ROOT / "docs" / "guards.md").read_text(), live, live.torch)
+    _, explained = explain.render_blocks((ROOT / "docs" / "guards.md").read_text(), live, live.torch)
     assert explained and all(e.claim is not None for e in explained)
     for e in explained:
         text = _plain(re.sub(r"\[([^\]]+)\]\([^)]+\)", r"\1", e.claim.text))  # a link reads as its words

@@ -17,7 +17,8 @@ from conftest import FRESH, ROOT
 from fixtures import FIXTURES
 
 from fieldguide import claims
-from fieldguide.claims import Derived, Evidence, claim, problems, render_page
+from fieldguide.claims import Derived, Evidence, claim, problems
+from fieldguide.explain import render_page
 from fieldguide.measure import site_jobs, stale_entries
 from fieldguide.record import BuildRecord
 

@@ -12,9 +12,9 @@ import pytest
 from browser import serve, watch_offline
 from conftest import ROOT
 
-from fieldguide import gym, tlparse
+from fieldguide import gym, links, tlparse
 from fieldguide.chapters import breaks, capture, marks, realcode
-from fieldguide.claims import render_page
+from fieldguide.explain import render_page
 from fieldguide.record import BuildRecord
 
 DRILLS = gym.load_drills(ROOT / "snippets")
@@ -407,7 +407,8 @@ def _sentences(live):
 def test_each_lesson_page_prints_its_measurements_as_claims_with_evidence(live, page):
     """What the page's code prints (not its source listing): the measured sentences, each followed by its
     evidence markers, every evidence line in an output the page displays, and the other releases' values."""
-    from fieldguide.claims import problems, render_page
+    from fieldguide.claims import problems
+    from fieldguide.explain import render_page
 
     minimum = {"capture.md": 10, "breaks.md": 7, "realcode.md": 14}[page]
     for build in _claim_builds(live):
@@ -440,7 +441,7 @@ def test_lesson_five_says_so_where_the_fix_does_not_help(live):
 def test_tlparse_report_built_from_the_recorded_trace_and_linked(built_site, live):
     traced = live.find("realcode/trace.py", TORCH_TRACE="trace")
     assert traced.artifact("trace/0.log"), "the record keeps the trace torch wrote"
-    report = built_site / tlparse.report_path(traced) / "index.html"
+    report = built_site / links.report_path(traced) / "index.html"
     assert report.exists()
     page = (built_site / "realcode" / "index.html").read_text()
     assert 'href="../tlparse/realcode-trace/index.html"' in page

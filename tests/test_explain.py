@@ -14,7 +14,8 @@ from conftest import ROOT, mkdocs_build
 
 from fieldguide import bench, explain, releases
 from fieldguide.claims import FACTS, UNRECOGNISED, Derived, Fact, Measured, line_of, run
-from fieldguide.explain import ExplainError, find_blocks, render_page
+from fieldguide.explain import ExplainError, find_blocks
+from fieldguide.explain import render_blocks as render_page
 from fieldguide.record import BuildRecord
 
 BREAKS = (ROOT / "docs" / "breaks.md").read_text()

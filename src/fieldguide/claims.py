@@ -24,7 +24,6 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from .fences import find_fences
 from .record import BuildRecord, SnippetResult
@@ -296,6 +295,18 @@ def end_page(page_markdown: str, build: BuildRecord) -> list[str]:
     return [f"{p} — in: {c.text[:100]}" for c in found for p in problems(c, shown)]
 
 
+def displayed_outputs(page: str, build: BuildRecord) -> dict[str, str]:
+    """The outputs a page displays (fences with show both or output), from `build`."""
+    out = {}
+    for found in find_fences(page):
+        f = found.fence
+        if f is None or f.show not in ("both", "output"):
+            continue
+        result = build.find(f.path, **f.run_env)
+        out[command(result)] = result.output
+    return out
+
+
 # -- the check ------------------------------------------------------------------------------------
 def _occurs(value: str, text: str) -> bool:
     if re.fullmatch(r"-?\d+(?:\.\d+)?", value):  # a number: as a whole token, not a digit of another
@@ -321,57 +332,3 @@ def problems(c: Claim, displayed: dict[str, str]) -> list[str]:
     if c.derived and not c.evidence:
         found.append("a derived value without the lines it was derived from")
     return found
-
-
-# -- rendering a chapter outside MkDocs (for the tests and the release table) ---------------------
-_EXEC_BLOCK = re.compile(
-    r'^```python exec="on"(?: session="(?P<session>[^"]*)")?[^\n]*\n(?P<code>.*?)^```\s*$', re.M | re.S
-)
-
-
-@dataclass
-class RenderedPage:
-    markdown: str  # what the page's code blocks printed, in order
-    claims: list[Claim]
-    displayed: dict[str, str]  # command line of each output block the page shows -> that output
-
-
-def displayed_outputs(page: str, build: BuildRecord) -> dict[str, str]:
-    """The outputs a page displays (fences with show both or output), from `build`."""
-    out = {}
-    for found in find_fences(page):
-        f = found.fence
-        if f is None or f.show not in ("both", "output"):
-            continue
-        result = build.find(f.path, **f.run_env)
-        out[command(result)] = result.output
-    return out
-
-
-def render_page(page: str, build: BuildRecord, root: Path | None = None) -> RenderedPage:
-    """Run a page's `python exec` blocks against `build`, as markdown-exec does during a build
-    (with the settings of the site at root, by default this repository's)."""
-    import contextlib
-    import io
-
-    from . import context, settings
-
-    sessions: dict[str, dict] = {}
-    printed = []
-    site_root = root or Path(__file__).resolve().parents[2]
-    context.activate(context.BuildContext(settings.load(site_root), build))
-    try:
-        with collecting() as found:
-            from . import explain
-
-            for r in explain.render_page(page, build, build.torch, [(build.torch, build)])[1]:
-                printed.append(r.markdown)
-            for m in _EXEC_BLOCK.finditer(page):
-                namespace = sessions.setdefault(m.group("session") or "", {"__name__": "__page__"})
-                buffer = io.StringIO()
-                with contextlib.redirect_stdout(buffer):
-                    exec(compile(m.group("code"), "<page>", "exec"), namespace)
-                printed.append(buffer.getvalue())
-    finally:
-        context.activate(None)
-    return RenderedPage("\n".join(printed), found, displayed_outputs(page, build))

@@ -10,13 +10,13 @@ import zipfile
 from pathlib import Path
 
 from . import record
-from .context import active
-from .report import relative_link
+from .context import active, current
+from .links import relative_link
 
 
 def chapter_paths(chapter: str, build: record.BuildRecord | None = None) -> list[str]:
     """snippets/<chapter>/*.py that ran in this build, in path order."""
-    build = build or record.current()
+    build = build or current()
     return sorted({s.path for s in build.snippets if s.id.path.startswith(f"{chapter}/")})
 
 
@@ -31,7 +31,7 @@ def zip_bytes(files: list[Path], root: Path) -> bytes:
 
 def chapter_links(chapter: str, page_url: str | None = None, notebook: bool = True) -> str:
     """The chapter's downloads, as links from its page (page_url defaults to the registered chapter's)."""
-    build = record.current()
+    build = current()
     registered = active().chapter(chapter)  # a chapter of mkdocs.yml's list: its zip and notebook exist
     page_url = page_url or registered.url
     lines = [

@@ -28,11 +28,27 @@ Renders only: evaluates facts on records, never executes a snippet.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 
-from .claims import FACTS, UNRECOGNISED, Claim, Derived, Fact, Measured, _code, _collect, markers_for
+from . import context, settings
+from .claims import (
+    FACTS,
+    UNRECOGNISED,
+    Claim,
+    Derived,
+    Fact,
+    Measured,
+    _code,
+    _collect,
+    collecting,
+    displayed_outputs,
+    markers_for,
+)
 from .record import BuildRecord
 
 BLOCK_NAME = "explain"
@@ -274,7 +290,7 @@ def render(block: Block, build: BuildRecord, torch: str) -> Rendered:
     return Rendered(block, m.outcome, c, mark + "\n" + c.text.rstrip() + markers_for(c.evidence) + "\n")
 
 
-def render_page(markdown: str, build: BuildRecord, torch: str, records: Iterable[tuple[str, BuildRecord]] = ()):
+def render_blocks(markdown: str, build: BuildRecord, torch: str, records: Iterable[tuple[str, BuildRecord]] = ()):
     """The page with every explain block replaced by its outcome's text; raises ExplainError with
     every problem of every block (checked against `records` too) first."""
     blocks = find_blocks(markdown)
@@ -297,3 +313,38 @@ def render_page(markdown: str, build: BuildRecord, torch: str, records: Iterable
         text = [(b.indent + ln if ln.strip() else "") for ln in r.markdown.splitlines()]
         lines[b.start : b.end] = text
     return "\n".join(lines) + ("\n" if markdown.endswith("\n") else ""), list(reversed(rendered))
+
+
+# -- rendering a chapter outside MkDocs (for the tests and the release table) ---------------------
+_EXEC_BLOCK = re.compile(
+    r'^```python exec="on"(?: session="(?P<session>[^"]*)")?[^\n]*\n(?P<code>.*?)^```\s*$', re.M | re.S
+)
+
+
+@dataclass
+class RenderedPage:
+    markdown: str  # what the page's code blocks printed, in order
+    claims: list[Claim]
+    displayed: dict[str, str]  # command line of each output block the page shows -> that output
+
+
+def render_page(page: str, build: BuildRecord, root: Path | None = None) -> RenderedPage:
+    """Run a page's `python exec` blocks against `build`, as markdown-exec does during a build
+    (with the settings of the site at root, by default this repository's)."""
+    sessions: dict[str, dict] = {}
+    printed = []
+    site_root = root or Path(__file__).resolve().parents[3]
+    context.activate(context.BuildContext(settings.load(site_root), build))
+    try:
+        with collecting() as found:
+            for r in render_blocks(page, build, build.torch, [(build.torch, build)])[1]:
+                printed.append(r.markdown)
+            for m in _EXEC_BLOCK.finditer(page):
+                namespace = sessions.setdefault(m.group("session") or "", {"__name__": "__page__"})
+                buffer = io.StringIO()
+                with contextlib.redirect_stdout(buffer):
+                    exec(compile(m.group("code"), "<page>", "exec"), namespace)
+                printed.append(buffer.getvalue())
+    finally:
+        context.activate(None)
+    return RenderedPage("\n".join(printed), found, displayed_outputs(page, build))

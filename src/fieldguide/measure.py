@@ -22,50 +22,14 @@ from pathlib import Path
 
 from . import gym
 from .cache import Cache
-from .collect import CollectError, Job, collect
-from .execute import ExecutionFailed, current_toolchain, execute, source_digest
+from .collect import CollectError
+from .execute import ExecutionFailed, current_toolchain, execute
 from .executors import make_executor
-from .identity import SnippetId
+from .jobs import jobs_for_pages, page_texts, site_jobs, stale_entries  # noqa: F401  (site_jobs: for callers)
 from .record import BuildRecord
 from .settings import load as load_settings
 
 ROOT_MARKERS = ("mkdocs.yml", "snippets")
-
-
-def page_texts(docs_dir: Path, label: str) -> dict[str, str]:
-    """Every Markdown page under docs_dir, keyed as a build names it (docs/guards.md)."""
-    return {
-        f"{label}/{p.relative_to(docs_dir).as_posix()}": p.read_text(encoding="utf-8")
-        for p in sorted(docs_dir.rglob("*.md"))
-    }
-
-
-def jobs_for_pages(pages: dict[str, str], docs_label: str, snippets_dir: Path) -> list[Job]:
-    """The jobs of a site: the pages' snippet fences plus the gym's scenarios (on the gym page)."""
-    gym_page = f"{docs_label}/{gym.GYM_PAGE}"
-    drills = gym.load_drills(snippets_dir) if gym_page in pages else []
-    extra = [(gym_page, s.fence) for d in drills for s in d.scenarios]
-    return collect(pages, snippets_dir, extra)
-
-
-def site_jobs(root: Path) -> list[Job]:
-    return jobs_for_pages(page_texts(root / "docs", "docs"), "docs", root / "snippets")
-
-
-def stale_entries(build: BuildRecord, jobs: list[Job], snippets_dir: Path) -> dict[str, list[str]]:
-    """Which of today's jobs the record has no current, passing result for: stale, missing, failed."""
-    have: dict[SnippetId, object] = {s.id: s for s in build.snippets}
-    out: dict[str, list[str]] = {"stale": [], "missing": [], "failed": []}
-    for job in jobs:
-        entry = have.get(job.id)
-        label = job.id.label()
-        if entry is None:
-            out["missing"].append(label)
-        elif entry.digest != source_digest(job, snippets_dir):
-            out["stale"].append(label)
-        elif entry.exit_code != job.exit:  # failed on that release: measured again until it runs
-            out["failed"].append(label)
-    return out
 
 
 def measure(

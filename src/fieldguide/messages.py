@@ -28,9 +28,11 @@ from pathlib import Path
 
 from markdown.extensions.toc import slugify
 
+from . import gym
 from .fences import find_fences
+from .links import relative_link
 from .record import BuildRecord, requested_channels
-from .report import relative_link
+from .releases import read_record
 
 PAGE_URL = "messages/"
 
@@ -319,7 +321,6 @@ def dump_sections(docs_dir: Path, page_urls: dict[str, str]) -> list[Section]:
 
 def gym_sections(snippets_dir: Path, docs_dir: Path) -> dict[str, list[Section]]:
     """A gym scenario's snippet -> the section its drill says explains it."""
-    from . import gym  # the gym's data, not its rendering
 
     out: dict[str, list[Section]] = {}
     try:
@@ -457,7 +458,6 @@ def collect(build: BuildRecord, others: list[BuildRecord] = ()) -> dict[str, Mes
 
 def release_records(root: Path, exclude: str = "") -> list[BuildRecord]:
     """The committed measurements of other releases (records/torch-*.json.gz), oldest first."""
-    from .releases import read_record  # one object per committed file version, read once
 
     out = []
     for path in sorted((root / "records").glob("torch-*.json*")):

@@ -49,7 +49,7 @@ from .execute import ExecutionFailed, current_toolchain, execute, source_digest
 from .executors import make_executor
 from .fences import FENCE_NAME, find_fences
 from .identity import SnippetId
-from .measure import jobs_for_pages
+from .jobs import jobs_for_pages
 from .progress import log
 from .settings import FieldGuideConfig, Settings, SettingsError
 from .workdirs import make_owned
@@ -223,7 +223,7 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
                 self._explain_records.append((build.torch, build))
             self._explain_for = build
         try:
-            markdown, _ = explain.render_page(markdown, build, build.torch, self._explain_records)
+            markdown, _ = explain.render_blocks(markdown, build, build.torch, self._explain_records)
         except explain.ExplainError as exc:
             raise _fail(
                 f"{where}: explanations that cannot be rendered:\n  " + str(exc).replace("\n", "\n  ")
@@ -291,7 +291,7 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
     def _add_notebooks(self, files, config, docs: Path) -> None:
         """Each chapter's notebook (.ipynb and its page), from the snippets and this build's outputs."""
         for src_uri, content in notebook.generate(
-            self.settings.chapters, docs, self.settings.snippets_dir, record.current()
+            self.settings.chapters, docs, self.settings.snippets_dir, context.current()
         ).items():
             files.append(serving.generated(config, src_uri, self._store, content=content))
 

@@ -227,24 +227,5 @@ class BuildRecord:
         return matches[0]
 
 
-# -- the build in progress, for page code (see context.py: the plugin owns it) ----------------
-def current() -> BuildRecord:
-    from .context import active
-
-    return active().record
-
-
-def base() -> BuildRecord | None:
-    """The record of an earlier build to compare this one with (nox -s docs -- --base OLD/record.json)."""
-    from .context import active
-
-    return active().base
-
-
-def result(path: str, **env: str) -> SnippetResult:
-    """Shortcut for page code: the result of a snippet in the current build."""
-    return current().find(path, **env)
-
-
 def python_version() -> str:
     return sys.version.split()[0]

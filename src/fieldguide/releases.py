@@ -16,14 +16,10 @@ import html
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+from .context import BuildContext, ReplayState, active
 from .facts import facts_with_sources
 from .record import BuildRecord, SnippetResult
-
-if TYPE_CHECKING:
-    from .context import BuildContext
-    from .render import ReplayState
 
 
 @dataclass
@@ -297,3 +293,31 @@ def stale_summary(cols: list[Column]) -> list[tuple[str, list[str]]]:
         if col.stale:
             out.append((col.release, sorted(p + "".join(f" {k}={v}" for k, v in env) for p, env in col.stale)))
     return out
+
+
+# -- other releases, from the committed records (never typed) ------------------------------------
+_matrix_cache: dict[tuple, tuple] = {}
+
+
+def _matrix():
+    """The release matrix for the build in progress: (columns, fact rows), computed once per build."""
+    build_context = active()
+    build = build_context.record
+    key = (id(build), build.torch, build.built_at, len(build.snippets))
+    if key not in _matrix_cache:
+        cols = of_build(build_context)
+        _matrix_cache.clear()
+        _matrix_cache[key] = (cols, fact_rows(cols, build_context.settings.snippets_dir))
+    return _matrix_cache[key]
+
+
+def across(*names: str) -> str:
+    """How the releases this guide measures answer the same facts: a collapsed note, one line per fact,
+    rendered from the committed release records by the Across releases page's own code."""
+    cols, rows = _matrix()
+    lines = [f"    - {history(cols, rows, name)}" for name in names]
+    return (
+        '??? abstract "On the other releases this guide measures"\n\n'
+        + "\n".join(lines)
+        + ("\n\n    Each value links from the [Across releases](../releases/) table to the output it was read from.\n")
+    )

@@ -20,54 +20,13 @@ import html
 import re
 import secrets
 import shlex
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from . import record
 from .collect import read_source, source_digest
+from .context import RenderState, ReplayState, active, current
 from .fences import FenceError, SnippetFence, parse_options
-
-
-# -- copies rendered from a release's record (FIELDGUIDE_REPLAY) --------------------------------
-@dataclass
-class ReplayState:
-    """What a replayed record lacks against today's snippets: set by the plugin, read here."""
-
-    torch: str
-    status: dict[tuple, str] = field(default_factory=dict)  # (path, env) -> stale | unverified | missing | failed
-    pages: dict[str, list[tuple[str, str]]] = field(default_factory=dict)  # docs/x.md -> [(status, label)]
-    today: dict[tuple, str] = field(default_factory=dict)  # (path, env) -> digest of today's source
-
-    def mark(self, key: tuple, status: str, label: str, pages: list[str]) -> None:
-        self.status[key] = status
-        for page in pages:
-            self.pages.setdefault(page, []).append((status, label))
-
-    @property
-    def command(self) -> str:
-        return f"nox -s matrix -- {self.torch}"
-
-
-@dataclass
-class RenderState:
-    """Everything rendering keeps for one build (the plugin makes one per build and passes it on;
-    page code reaches it as `context.active().render`): what the formatter needs, and what it
-    reports back. No module-level state: two builds in one process never share any of it."""
-
-    snippets_dir: Path
-    replay: ReplayState | None = None  # set when the build renders from a record (FIELDGUIDE_REPLAY)
-    page: str = ""
-    page_url: str = ""  # the page being rendered
-    rendered: int = 0
-    errors: list[str] = field(default_factory=list)
-    anchors: dict[str, int] = field(default_factory=dict)  # ids given on the page being rendered
-    places: dict[str, str] = field(
-        default_factory=dict
-    )  # snippet key -> "page/#anchor" where its output is first shown
-
-    def start_page(self, page: str, url: str = "") -> None:
-        self.page, self.page_url, self.rendered, self.errors, self.anchors = page, url, 0, [], {}
 
 
 def release_banner(build: record.BuildRecord, *, live: bool, replay: ReplayState | None = None) -> dict:
@@ -177,8 +136,6 @@ def guarded(code_b64: str, scope: dict) -> None:
     try:
         exec(compile(code, "<page code>", "exec"), scope)  # page code, as markdown-exec would run it
     except Exception as exc:  # noqa: BLE001 - reported on the page, see above
-        from .context import active
-
         state = active().render
         replay = state.replay if state else None
         torch = replay.torch if replay else "this release"
@@ -253,7 +210,7 @@ def _render(options: dict[str, Any], md, state: RenderState) -> str:
     fence: SnippetFence = options["fence"]
     env = fence.run_env
     display = f"snippets/{fence.path}"
-    result = next((s for s in record.current().snippets if s.path == display and s.env == env), None)
+    result = next((s for s in current().snippets if s.path == display and s.env == env), None)
     # a copy rendered from a release's record (nox -s publish): entries measured from another
     # version of the example are shown under a notice, missing ones as a notice
     replay = state.replay

@@ -2,17 +2,8 @@
 
 from __future__ import annotations
 
-import posixpath
-
+from .links import relative_link
 from .record import BuildRecord
-
-
-def relative_link(from_url: str, to_url: str) -> str:
-    """A link from one site-relative page URL to another ("build/report/" -> "guards/")."""
-    base = posixpath.dirname(from_url.rstrip("/") + "/x") if from_url not in ("", "./") else ""
-    target = to_url if to_url not in ("./", "") else ""
-    rel = posixpath.relpath(target or ".", base or ".")
-    return "./" if rel == "." else rel + ("/" if target.endswith("/") and not rel.endswith("/") else "")
 
 
 def summary(build: BuildRecord) -> str:

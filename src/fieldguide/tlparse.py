@@ -25,9 +25,9 @@ import sys
 import tempfile
 from pathlib import Path
 
+from .links import report_path
 from .record import BuildRecord, SnippetResult
 
-REPORTS_DIR = "tlparse"
 _OFF_HOST = re.compile(r"<a\s[^>]*href=['\"](?:https?:)?//[^'\"]*['\"][^>]*>(.*?)</a>", re.I | re.S)
 
 
@@ -38,12 +38,6 @@ class TlparseError(RuntimeError):
 def trace_results(build: BuildRecord) -> list[SnippetResult]:
     """Results that recorded a trace (a fence that set TORCH_TRACE, on a torch that wrote one)."""
     return [s for s in build.snippets if any(n.startswith("trace/") for n in s.artifacts)]
-
-
-def report_path(result: SnippetResult) -> str:
-    """Where a result's report goes in the site: tlparse/realcode-trace/ for snippets/realcode/trace.py."""
-    parts = Path(result.path).with_suffix("").parts[1:]  # drop "snippets"
-    return f"{REPORTS_DIR}/{'-'.join(parts)}/"
 
 
 def tlparse_binary() -> str:

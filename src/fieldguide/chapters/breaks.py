@@ -12,7 +12,7 @@ import re
 from ..claims import Derived, Measured, fact, line_of, markers_for, run
 from ..parse.recompiles import parse_recompiles
 from ..record import SnippetResult
-from .common import across, code, plural, shorten, table  # noqa: F401  (across: for the page)
+from .common import code, plural, shorten, table
 
 CAUSES_RUN = run("breaks/causes.py")
 LOGGED = run("breaks/logged.py", "graph_breaks")

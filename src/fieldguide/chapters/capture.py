@@ -12,7 +12,7 @@ import re
 from ..claims import Derived, Measured, fact, line_of, markers_for, run
 from ..parse.recompiles import attribute_to_steps, parse_recompiles
 from ..record import SnippetResult
-from .common import STEP_RE, across, code, plural, shorten, table  # noqa: F401  (across: for the page)
+from .common import STEP_RE, code, plural, shorten, table
 
 COUNTERS = run("capture/counters.py", "recompiles")
 FULLGRAPH = run("capture/fullgraph.py")

@@ -34,35 +34,3 @@ def steps(stdout: str) -> list[tuple[str, int]]:
 
 def plural(n: int, word: str, many: str | None = None) -> str:
     return f"{n} {word if n == 1 else (many or word + 's')}"
-
-
-# -- other releases, from the committed records (never typed) ------------------------------------
-_matrix_cache: dict[tuple, tuple] = {}
-
-
-def _matrix():
-    """The release matrix for the build in progress: (columns, fact rows), computed once per build."""
-    from .. import context, releases
-
-    build_context = context.active()
-    build = build_context.record
-    key = (id(build), build.torch, build.built_at, len(build.snippets))
-    if key not in _matrix_cache:
-        cols = releases.of_build(build_context)
-        _matrix_cache.clear()
-        _matrix_cache[key] = (cols, releases.fact_rows(cols, build_context.settings.snippets_dir))
-    return _matrix_cache[key]
-
-
-def across(*names: str) -> str:
-    """How the releases this guide measures answer the same facts: a collapsed note, one line per fact,
-    rendered from the committed release records by the Across releases page's own code."""
-    from .. import releases
-
-    cols, rows = _matrix()
-    lines = [f"    - {releases.history(cols, rows, name)}" for name in names]
-    return (
-        '??? abstract "On the other releases this guide measures"\n\n'
-        + "\n".join(lines)
-        + ("\n\n    Each value links from the [Across releases](../releases/) table to the output it was read from.\n")
-    )

@@ -13,7 +13,7 @@ from ..claims import Derived, Measured, fact, in_dump, line_of, markers_for, run
 from ..parse.guard_dump import Guard, parse_check_tensor, parse_guards_log, tensor_check
 from ..parse.recompiles import attribute_to_steps
 from ..record import SnippetResult
-from .common import STEP_RE, across, code, plural, shorten, steps, table  # noqa: F401  (across: for the pages)
+from .common import STEP_RE, code, plural, shorten, steps, table
 
 NEW_SIZES = run("dynamic/new_sizes.py", "recompiles,guards")
 THREE_MODES = run("dynamic/three_modes.py", "guards", earlier_logs=("",))

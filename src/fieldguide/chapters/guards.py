@@ -15,7 +15,7 @@ from ..claims import Derived, Measured, fact, in_dump, line_of, markers_for, run
 from ..parse.guard_dump import TENSOR_FIELDS, Guard, parse_check_tensor, parse_guards_log, split_dumps, tensor_check
 from ..parse.recompiles import attribute_to_steps, parse_recompiles
 from ..record import SnippetResult
-from .common import STEP_RE, across, code, plural, shorten, steps, table  # noqa: F401  (across: for the pages)
+from .common import STEP_RE, code, plural, shorten, steps, table
 
 ANATOMY = run("guards/anatomy.py", "guards")
 EXPLAIN = run("guards/explain.py")

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import re
 
-from .. import tlparse
+from .. import links
 from ..claims import Derived, Measured, fact, line_of, markers_for, run
+from ..links import relative_link
 from ..parse.recompiles import attribute_to_steps, parse_recompiles
 from ..record import SnippetResult
-from ..report import relative_link
-from .common import STEP_RE, across, code, plural, shorten, steps, table  # noqa: F401  (across: for the page)
+from .common import code, plural, shorten, steps, table
 
 LR_FLOAT = run("realcode/lr_float.py", "recompiles")
 LR_TENSOR = run("realcode/lr_tensor.py", "recompiles")
@@ -544,7 +544,7 @@ def trace_files(result: SnippetResult) -> Measured:
     if n == 0 and not traced:
         return Measured(n, evidence, "no trace file")
     if n and traced:
-        report = tlparse.report_path(result)
+        report = links.report_path(result)
         return Measured(
             n,
             evidence,
