@@ -182,7 +182,7 @@ def lint(session: nox.Session) -> None:
 def bench(session: nox.Session) -> None:
     """Build-speed benchmark (cold, warm, nothing changed, one snippet changed; seconds and peak RSS)."""
     python = torch_python(session, DEFAULT_TORCH)
-    session.run(python, "-m", "fieldguide.bench", *session.posargs, env=QUIET_ENV, external=True)
+    session.run(python, "-m", "fieldguide.tools.bench", *session.posargs, env=QUIET_ENV, external=True)
 
 
 @nox.session
@@ -194,7 +194,7 @@ def diff(session: nox.Session) -> None:
     for a, given in zip(args, session.posargs, strict=True):
         if given in RELEASES and not Path(a).exists():
             session.error(f"torch {given} has no committed record yet: measure it with `nox -s matrix -- {given}`")
-    session.run(python, "-m", "fieldguide.diff", *args, external=True)
+    session.run(python, "-m", "fieldguide.tools.diff", *args, external=True)
 
 
 @nox.session
@@ -204,7 +204,7 @@ def review(session: nox.Session) -> None:
     if not session.posargs:
         session.error(f"name a release: nox -s review -- {DEFAULT_TORCH} (listed: {', '.join(RELEASES)})")
     python = torch_python(session, DEFAULT_TORCH)
-    session.run(python, "-m", "fieldguide.review", *session.posargs, external=True)
+    session.run(python, "-m", "fieldguide.tools.review", *session.posargs, external=True)
 
 
 @nox.session
@@ -224,7 +224,7 @@ def upgrade(session: nox.Session) -> None:
     session.run(
         torch_python(session, DEFAULT_TORCH),
         "-m",
-        "fieldguide.diff",
+        "fieldguide.tools.diff",
         str(base_site / "record.json"),
         str(new_site / "record.json"),
         "--html",
@@ -240,7 +240,7 @@ def upgrade(session: nox.Session) -> None:
 def cache(session: nox.Session) -> None:
     """Inspect or clear the execution cache: nox -s cache -- info | prune [--max-mb N] [--older-than DAYS] | clear"""
     python = torch_python(session, DEFAULT_TORCH)
-    session.run(python, "-m", "fieldguide.cache", *(session.posargs or ["info"]), external=True)
+    session.run(python, "-m", "fieldguide.run.cache", *(session.posargs or ["info"]), external=True)
 
 
 MATRIX_PIP_CACHE = ROOT / ".nox" / "pip-cache"
@@ -286,7 +286,7 @@ def matrix(session: nox.Session) -> None:
         )
         if not args.refresh and not args.only and out.exists() and checker:
             check = subprocess.run(
-                [str(checker), "-m", "fieldguide.measure", str(out), "--check"],
+                [str(checker), "-m", "fieldguide.tools.measure", str(out), "--check"],
                 cwd=ROOT,
                 capture_output=True,
                 text=True,
@@ -301,7 +301,7 @@ def matrix(session: nox.Session) -> None:
                 python = torch_python(session, version)
             else:
                 python = torch_python(session, version, extras="", env=pip_env, use_uv=use_uv)
-            cmd = [python, "-m", "fieldguide.measure", str(out)] + (["--refresh"] if args.refresh else [])
+            cmd = [python, "-m", "fieldguide.tools.measure", str(out)] + (["--refresh"] if args.refresh else [])
             cmd += [a for glob in args.only for a in ("--only", glob)]
             session.run(*cmd, env=QUIET_ENV, external=True)
             done.append(version)
@@ -341,7 +341,7 @@ def publish(session: nox.Session) -> None:
     # Only the default release executes (live, in its own environment); every other copy is
     # rendered from its committed record, which needs no torch of its own.
     python = torch_python(session, DEFAULT_TORCH)
-    cmd = [python, "-m", "fieldguide.publish", "--out", args.out]
+    cmd = [python, "-m", "fieldguide.site.publish", "--out", args.out]
     cmd += [a for v in args.release for a in ("--release", v)] + [a for r in args.record for a in ("--record", r)]
     cmd += ["--jobs", str(args.jobs)] if args.jobs else []
     session.run(*cmd, env=QUIET_ENV, external=True)

@@ -297,7 +297,7 @@ class Scratch:
         return json.loads((self.root / "site" / "record.json").read_text())
 
     def record_obj(self):
-        from fieldguide.record import BuildRecord
+        from fieldguide.run.record import BuildRecord
 
         return BuildRecord.read(self.root / "site" / "record.json")
 

@@ -6,8 +6,8 @@ import gzip
 import json
 from pathlib import Path
 
-from fieldguide import logs
-from fieldguide.record import BuildRecord
+from fieldguide.run import logs
+from fieldguide.run.record import BuildRecord
 
 FIXTURES = Path(__file__).parent / "fixtures"
 RECORDS = Path(__file__).resolve().parent.parent / "records"  # the committed release records

@@ -44,7 +44,7 @@ SCHEMA = 1
 
 def fresh_run(path: str, env: dict[str, str]) -> dict:
     """One snippet run as a reader runs it: a new interpreter, from the repository's root."""
-    from fieldguide.executors import child_env
+    from fieldguide.run.executors import child_env
 
     with tempfile.TemporaryDirectory(prefix="fidelity-") as tmp:
         if "TORCH_TRACE" in env:  # a reader's trace directory, here a private one (as the engine does)
@@ -68,7 +68,7 @@ def fresh_run(path: str, env: dict[str, str]) -> dict:
 
 def site_jobs() -> list:
     """The jobs of today's pages, as collected from the files on disk (what a build runs)."""
-    from fieldguide.measure import site_jobs as jobs
+    from fieldguide.guide.jobs import site_jobs as jobs
 
     return jobs(ROOT)
 
@@ -86,7 +86,7 @@ def reader_material() -> dict:
     dependencies, theirs, and numpy."""
     from importlib import metadata
 
-    from fieldguide.executors import base
+    from fieldguide.run.executors import base
 
     versions: dict[str, str | None] = {}
     todo = ["torch", "numpy"]
@@ -112,8 +112,8 @@ def reader_material() -> dict:
 def run_key(job, snippets_dir: Path = ROOT / "snippets") -> str:
     """What a fresh run's output depends on, hashed: the engine's cache key of the job, with
     `reader()` where the engine's version would be (a fresh run does not go through the engine)."""
-    from fieldguide.cache import Toolchain
-    from fieldguide.execute import current_toolchain, job_key
+    from fieldguide.run.cache import Toolchain
+    from fieldguide.run.execute import current_toolchain, job_key
 
     toolchain = current_toolchain()
     return job_key(job, snippets_dir, Toolchain(toolchain.torch, toolchain.python, reader()))
@@ -179,7 +179,7 @@ def _places() -> list[tuple[str, str]]:
 def write_reference(runs: dict, path: Path = REFERENCE) -> None:
     """key -> {"path", "env", "exit_code", "events"} (portable), written byte-identically for the
     same runs (no timestamp in the gzip header, keys sorted), so an unchanged run is no diff."""
-    from fieldguide.execute import current_toolchain
+    from fieldguide.run.execute import current_toolchain
 
     toolchain = current_toolchain()
     data = {

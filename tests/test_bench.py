@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from conftest import mkdocs_build
 
-from fieldguide import bench
+from fieldguide.tools import bench
 
 
 def test_bench_site_copy_builds(tmp_path, built_site):

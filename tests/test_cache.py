@@ -7,7 +7,7 @@ import subprocess
 import sys
 import time
 
-from fieldguide.cache import Cache
+from fieldguide.run.cache import Cache
 
 
 def fill(cache: Cache, n: int) -> list[str]:
@@ -43,7 +43,9 @@ def test_the_cache_command(tmp_path):
 
     def run(*a):
         return subprocess.run(
-            [sys.executable, "-m", "fieldguide.cache", "--dir", str(tmp_path / "c"), *a], capture_output=True, text=True
+            [sys.executable, "-m", "fieldguide.run.cache", "--dir", str(tmp_path / "c"), *a],
+            capture_output=True,
+            text=True,
         )
 
     info = run("info")

@@ -14,10 +14,10 @@ import pytest
 from conftest import ROOT
 from fixtures import record
 
-from fieldguide.chapters import dynamic as dyn
-from fieldguide.chapters import guards as g
-from fieldguide.claims import Run
-from fieldguide.record import BuildRecord
+from fieldguide.guide.chapters import dynamic as dyn
+from fieldguide.guide.chapters import guards as g
+from fieldguide.guide.claims import Run
+from fieldguide.run.record import BuildRecord
 
 OLD = record("2.2.2")  # flat dumps, identity guards, stale helper, config hash, no stances
 NEW = record("2.14.1")
@@ -30,8 +30,8 @@ def live(site_record) -> BuildRecord:
 
 def current(release: str, *runs: Run) -> BuildRecord:
     """The committed record of a release when it holds today's `runs`; else skip (re-measure it)."""
-    from fieldguide.execute import source_digest  # noqa: F401  (digests are compared by measure)
-    from fieldguide.measure import site_jobs, stale_entries
+    from fieldguide.guide.jobs import site_jobs, stale_entries
+    from fieldguide.run.execute import source_digest  # noqa: F401  (digests are compared by measure)
 
     path = ROOT / "records" / f"torch-{release}.json.gz"
     if not path.exists():
@@ -347,7 +347,7 @@ def _plain(markdown: str) -> str:
 
 def test_pages_show_the_verdicts_of_this_builds_measurements(built_site, live):
     """The built pages carry exactly what the renderers compute from this build's record."""
-    from fieldguide import explain
+    from fieldguide.guide import explain
 
     guards_page = _page_text(built_site, "guards")
     r = live.find

@@ -16,14 +16,14 @@ import pytest
 from conftest import FRESH, ROOT
 from fixtures import FIXTURES
 
-from fieldguide import claims
-from fieldguide.claims import Derived, Evidence, claim, problems
-from fieldguide.explain import render_page
-from fieldguide.measure import site_jobs, stale_entries
-from fieldguide.record import BuildRecord
+from fieldguide.guide import claims
+from fieldguide.guide.claims import Derived, Evidence, claim, problems
+from fieldguide.guide.explain import render_page
+from fieldguide.guide.jobs import site_jobs, stale_entries
+from fieldguide.run.record import BuildRecord
 
 # every page whose code renders from the chapter modules (the ones that state facts about torch)
-CHAPTERS = sorted(p.name for p in (ROOT / "docs").glob("*.md") if "fieldguide.chapters" in p.read_text())
+CHAPTERS = sorted(p.name for p in (ROOT / "docs").glob("*.md") if "fieldguide.guide.chapters" in p.read_text())
 
 
 def captured_records() -> dict[str, Path]:
@@ -128,7 +128,7 @@ def test_a_claim_without_evidence_or_with_an_unquoted_value_fails():
 
 
 def test_every_fact_is_defined_once_and_evaluates_on_any_record(live):
-    from fieldguide import facts
+    from fieldguide.guide import facts
 
     assert len(claims.FACTS) == len(set(claims.FACTS)) > 20
     values = facts.facts(live)
@@ -167,8 +167,8 @@ CLAIMING_PAGE = """
 ```
 
 ```python exec="on"
-from fieldguide.claims import claim, line_of
-from fieldguide.record import result
+from fieldguide.guide.claims import claim, line_of
+from fieldguide.run.record import result
 r = result("count.py")
 print(claim("It compiled {{n}} graphs.", n=2, evidence=[line_of(r, "graphs=")]).markdown())
 ```
@@ -191,7 +191,7 @@ LESSON_RUNS = ("capture/", "breaks/", "realcode/")
 
 
 def lesson_facts() -> dict:
-    from fieldguide import facts  # noqa: F401  (importing it registers every chapter's facts)
+    from fieldguide.guide import facts  # noqa: F401  (importing it registers every chapter's facts)
 
     return {n: f for n, f in claims.FACTS.items() if all(r.path.startswith(LESSON_RUNS) for r in f.runs)}
 
@@ -205,7 +205,7 @@ def test_each_lesson_states_its_facts():
 @pytest.mark.parametrize("name", sorted(n for n in RECORDS if n.startswith("records/")))
 def test_every_lesson_fact_is_evaluated_on_every_committed_record(name):
     """Each fact of lessons 1, 2 and 5 has a value on every release, resting on lines of the output it read."""
-    from fieldguide import facts
+    from fieldguide.guide import facts
 
     build = BuildRecord.read(RECORDS[name])
     for fact_name, f in lesson_facts().items():
@@ -221,7 +221,7 @@ def test_every_lesson_fact_is_evaluated_on_every_committed_record(name):
 
 
 def test_lesson_facts_fill_their_rows_of_the_across_releases_table():
-    from fieldguide import releases
+    from fieldguide.guide import releases
 
     default, _ = releases.releases_list(ROOT)
     cols = releases.columns(ROOT, BuildRecord.read(releases.record_file(ROOT, default)))

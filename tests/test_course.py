@@ -12,10 +12,11 @@ import pytest
 from browser import serve, watch_offline
 from conftest import ROOT
 
-from fieldguide import gym, links, tlparse
-from fieldguide.chapters import breaks, capture, marks, realcode
-from fieldguide.explain import render_page
-from fieldguide.record import BuildRecord
+from fieldguide.guide import gym, links
+from fieldguide.guide.chapters import breaks, capture, marks, realcode
+from fieldguide.guide.explain import render_page
+from fieldguide.run.record import BuildRecord
+from fieldguide.site import tlparse
 
 DRILLS = gym.load_drills(ROOT / "snippets")
 MAX_SHARE = 0.6  # no answer may be right for more than this share of a drill's scenarios
@@ -407,8 +408,8 @@ def _sentences(live):
 def test_each_lesson_page_prints_its_measurements_as_claims_with_evidence(live, page):
     """What the page's code prints (not its source listing): the measured sentences, each followed by its
     evidence markers, every evidence line in an output the page displays, and the other releases' values."""
-    from fieldguide.claims import problems
-    from fieldguide.explain import render_page
+    from fieldguide.guide.claims import problems
+    from fieldguide.guide.explain import render_page
 
     minimum = {"capture.md": 10, "breaks.md": 7, "realcode.md": 14}[page]
     for build in _claim_builds(live):
@@ -451,7 +452,7 @@ def test_tlparse_report_built_from_the_recorded_trace_and_linked(built_site, liv
     for page in report.parent.rglob("*"):
         if page.is_file():
             text = page.read_text(errors="replace")
-            assert "fieldguide/runner.py" not in text and "<frozen runpy>" not in text, page
+            assert "fieldguide/run/runner.py" not in text and "<frozen runpy>" not in text, page
     assert "loss_fn" in (report.parent / "raw.log").read_text()
 
 

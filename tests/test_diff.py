@@ -10,8 +10,8 @@ import sys
 from conftest import FRESH, ROOT, mkdocs_build
 from fixtures import record
 
-from fieldguide import diff
-from fieldguide.record import BuildRecord, SnippetResult
+from fieldguide.run.record import BuildRecord, SnippetResult
+from fieldguide.tools import diff
 
 SNIPPETS = ROOT / "snippets"
 
@@ -59,7 +59,7 @@ def test_cli_exit_codes_and_outputs(tmp_path):
 
     def run(*args):
         return subprocess.run(
-            [sys.executable, "-m", "fieldguide.diff", *map(str, args), "--snippets", str(SNIPPETS)],
+            [sys.executable, "-m", "fieldguide.tools.diff", *map(str, args), "--snippets", str(SNIPPETS)],
             capture_output=True,
             text=True,
         )
@@ -126,7 +126,7 @@ def test_bad_base_record_fails_the_build(tmp_path):
 
 # -- fast unit tests of compare(), on records built in memory ------------------------------------
 def _result(path="snippets/u/a.py", stdout="same\n", logs=None, env=None) -> SnippetResult:
-    from fieldguide.normalize import normalize_output
+    from fieldguide.run.normalize import normalize_output
 
     logs = {"guards": "G1\n", "recompiles": "R1\n"} if logs is None else logs
     return SnippetResult(

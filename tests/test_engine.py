@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from fieldguide.cache import Cache, Toolchain, cache_key
-from fieldguide.collect import CollectError, collect
-from fieldguide.execute import ExecutionFailed, execute
-from fieldguide.executors import FreshProcessExecutor, make_executor
-from fieldguide.progress import Progress
+from fieldguide.run.cache import Cache, Toolchain, cache_key
+from fieldguide.run.collect import CollectError, collect
+from fieldguide.run.execute import ExecutionFailed, execute
+from fieldguide.run.executors import FreshProcessExecutor, make_executor
+from fieldguide.run.progress import Progress
 
 EXECUTORS = ["fresh", "warm"]
 

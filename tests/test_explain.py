@@ -12,11 +12,12 @@ import re
 import pytest
 from conftest import ROOT, mkdocs_build
 
-from fieldguide import bench, explain, releases
-from fieldguide.claims import FACTS, UNRECOGNISED, Derived, Fact, Measured, line_of, run
-from fieldguide.explain import ExplainError, find_blocks
-from fieldguide.explain import render_blocks as render_page
-from fieldguide.record import BuildRecord
+from fieldguide.guide import explain, releases
+from fieldguide.guide.claims import FACTS, UNRECOGNISED, Derived, Fact, Measured, line_of, run
+from fieldguide.guide.explain import ExplainError, find_blocks
+from fieldguide.guide.explain import render_blocks as render_page
+from fieldguide.run.record import BuildRecord
+from fieldguide.tools import bench
 
 BREAKS = (ROOT / "docs" / "breaks.md").read_text()
 COUNT_FACT = "breaks: graph breaks on the graph_breaks channel"
@@ -149,7 +150,7 @@ def test_blocks_shown_inside_other_code_blocks_are_examples_not_blocks():
 
 
 def test_the_review_view_lays_out_each_explanation_with_its_outcome_and_evidence(tmp_path):
-    from fieldguide import review
+    from fieldguide.tools import review
 
     out = tmp_path / "review.md"
     assert review.main(["2.2.2", "--out", str(out), "--docs", str(ROOT / "docs")]) == 0

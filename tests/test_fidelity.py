@@ -9,8 +9,8 @@ from __future__ import annotations
 from conftest import ROOT
 from fresh import REFERENCE
 
-from fieldguide import logs
-from fieldguide.normalize import normalize_output
+from fieldguide.run import logs
+from fieldguide.run.normalize import normalize_output
 
 
 def normalized(run: dict) -> dict:
@@ -48,7 +48,7 @@ def test_every_snippet_matches_a_fresh_python_run(site_record, fresh_runs):
 def test_the_record_was_made_by_the_warm_executor(site_record):
     """Fidelity above is checked for the default executor, which is the warm one: every snippet it
     can fork ran warm; one whose environment torch reads at import (TORCH_TRACE) ran fresh."""
-    from fieldguide.executors.warm import forkable
+    from fieldguide.run.executors.warm import forkable
 
     ran = {(s["path"], s["executor"], forkable(s["env"])) for s in site_record["snippets"]}
     assert {e for _, e, fork in ran if fork} == {"warm"}

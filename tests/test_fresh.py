@@ -9,7 +9,7 @@ import sys
 import fresh
 from conftest import ROOT
 
-from fieldguide.collect import Job
+from fieldguide.run.collect import Job
 
 
 def test_a_run_is_taken_from_the_reference_only_while_what_it_depends_on_is_unchanged(tmp_path):

@@ -10,8 +10,8 @@ import pytest
 from browser import serve
 from conftest import FRESH, ROOT
 
-from fieldguide import gym
-from fieldguide.record import BuildRecord, SnippetResult
+from fieldguide.guide import gym
+from fieldguide.run.record import BuildRecord, SnippetResult
 
 DRILL = gym.load_drill(ROOT / "snippets" / "gym" / "gym-10.toml")
 DRILLS = gym.load_drills(ROOT / "snippets")
@@ -265,8 +265,8 @@ def test_a_reuse_is_explained_by_the_guards_that_passed(built_site, site_record)
 
 
 # -- the reveals, read against the measurement: the default torch's record and the oldest release's ---------
-from fieldguide import releases as _releases  # noqa: E402
-from fieldguide.parse.guard_dump import parse_guards_log  # noqa: E402
+from fieldguide.guide import releases as _releases  # noqa: E402
+from fieldguide.guide.parse.guard_dump import parse_guards_log  # noqa: E402
 
 DEFAULT_TORCH, _LISTED = _releases.releases_list(ROOT)
 REVIEWED = {r: BuildRecord.read(_releases.record_file(ROOT, r)) for r in (DEFAULT_TORCH, "2.2.2")}

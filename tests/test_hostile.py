@@ -24,12 +24,12 @@ from pathlib import Path
 import pytest
 from conftest import QUIET, Scratch
 
-from fieldguide.cache import Cache
-from fieldguide.collect import CollectError, collect
-from fieldguide.execute import ExecutionFailed, execute
-from fieldguide.executors import OUTPUT_LIMIT, FreshProcessExecutor, WarmExecutor, make_executor
-from fieldguide.executors.base import KILL_GRACE, Executor
-from fieldguide.progress import Progress
+from fieldguide.run.cache import Cache
+from fieldguide.run.collect import CollectError, collect
+from fieldguide.run.execute import ExecutionFailed, execute
+from fieldguide.run.executors import OUTPUT_LIMIT, FreshProcessExecutor, WarmExecutor, make_executor
+from fieldguide.run.executors.base import KILL_GRACE, Executor
+from fieldguide.run.progress import Progress
 
 
 def run_jobs(scratch, pages: dict[str, str], executor="fresh", cache=True, cache_dir=None):
@@ -337,8 +337,8 @@ def without_namespaces(tmp_path_factory) -> Path:
     """The interpreter of a fresh executor on a kernel that refuses every namespace (the fallback)."""
     wrapper = tmp_path_factory.mktemp("bin") / "python"
     wrapper.write_text(
-        "#!/bin/sh\n"  # called as: python -m fieldguide.runner REQUEST RESULT
-        f'exec {sys.executable} -c "import fieldguide.runner as r; r._unshare = lambda flags: False; r.main()" "$3" "$4"\n'
+        "#!/bin/sh\n"  # called as: python -m fieldguide.run.runner REQUEST RESULT
+        f'exec {sys.executable} -c "import fieldguide.run.runner as r; r._unshare = lambda flags: False; r.main()" "$3" "$4"\n'
     )
     wrapper.chmod(0o755)
     return wrapper
@@ -418,7 +418,7 @@ def engine_ancestors():
             cmdline = open(f"/proc/{pid}/cmdline", "rb").read() if pid > 0 else b""
         except OSError:
             return
-        if b"fieldguide.runner" not in cmdline and b"fieldguide.executors.warm" not in cmdline:
+        if b"fieldguide.run.runner" not in cmdline and b"fieldguide.run.executors.warm" not in cmdline:
             return
         yield pid
 for pid in list(engine_ancestors()):
@@ -661,7 +661,7 @@ def test_a_non_root_builder_gets_a_read_only_repository_too(tmp_path_factory):
         site.snippet("w/vandal.py", VANDAL + "print('uid', os.getuid())\n")
         subprocess.run(["chown", "-R", "65534:65534", str(base)], check=True)
         driver = (
-            "import json, sys; from pathlib import Path; from fieldguide.executors import FreshProcessExecutor\n"
+            "import json, sys; from pathlib import Path; from fieldguide.run.executors import FreshProcessExecutor\n"
             f"raw = FreshProcessExecutor(python={str(python)!r}, cwd=Path({str(site.root)!r})).run("
             f"Path({str(site.root / 'snippets/w/vandal.py')!r}), {{}}, 60)\n"
             "print(json.dumps([raw.exit_code, raw.failure, ''.join(t for _, t in raw.events)]))\n"
@@ -702,7 +702,7 @@ def test_without_namespaces_python_level_writes_are_refused_all_the_same(scratch
 
 
 DEGRADED = """
-import ctypes, fieldguide.runner as r
+import ctypes, fieldguide.run.runner as r
 real = r._libc
 class NoMounts:  # a user namespace without capabilities (AppArmor's restriction): mounts and id maps refused
     def __init__(self):
@@ -875,7 +875,7 @@ def test_two_checkouts_sharing_a_cache_render_and_diff_as_if_each_ran_itself(tmp
         [
             sys.executable,
             "-m",
-            "fieldguide.diff",
+            "fieldguide.tools.diff",
             str(base.root / "site/record.json"),
             str(head.root / "site/record.json"),
             "--fail-on-change",

@@ -18,16 +18,17 @@ import pytest
 from browser import serve
 from conftest import ROOT
 
-from fieldguide import logs, messages
-from fieldguide.parse.recompiles import parse_recompiles
-from fieldguide.record import BuildRecord
+from fieldguide.guide import messages
+from fieldguide.guide.parse.recompiles import parse_recompiles
+from fieldguide.run import logs
+from fieldguide.run.record import BuildRecord
 
 FIXTURES = ROOT / "tests" / "fixtures"
 FIXTURE_RECORDS = {r: BuildRecord.read(ROOT / "records" / f"torch-{r}.json.gz") for r in ("2.2.2", "2.14.1")}
 
 
 def stripped(raw: str) -> str:
-    """A raw stderr log without its logger prefixes (as fieldguide.logs reads it)."""
+    """A raw stderr log without its logger prefixes (as fieldguide.run.logs reads it)."""
     return "".join(line.text + "\n" for line in logs.parse([("err", raw)]))
 
 
@@ -339,7 +340,7 @@ def page_data(site: Path) -> dict:
 
 
 def test_the_browser_gives_each_pasted_line_the_kind_of_its_row(browser, built_site, site_record):
-    """Every line this build printed, pasted: the browser picks the pattern fieldguide.messages.match picks,
+    """Every line this build printed, pasted: the browser picks the pattern fieldguide.guide.messages.match picks,
     and that pattern's row in the table (same id) is under the same kind."""
     rec = BuildRecord.from_json(site_record)
     payload = page_data(built_site)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fieldguide.normalize import normalize_output, normalize_text
+from fieldguide.run.normalize import normalize_output, normalize_text
 
 
 def test_noise_becomes_placeholders():

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from fixtures import channel, raw_log
 
-from fieldguide import logs
-from fieldguide.parse.guard_dump import parse_check_tensor, parse_guards_log, tensor_check
-from fieldguide.parse.recompiles import parse_recompiles
+from fieldguide.guide.parse.guard_dump import parse_check_tensor, parse_guards_log, tensor_check
+from fieldguide.guide.parse.recompiles import parse_recompiles
+from fieldguide.run import logs
 
 VERSIONS = ["2.2.2", "2.13.0", "2.14.1"]
 
@@ -106,7 +106,7 @@ def test_grad_mode_reason_per_release():
 def test_a_recorded_site_packages_path_under_the_repository_normalizes_like_a_fresh_one():
     from pathlib import Path
 
-    from fieldguide.normalize import normalize_text
+    from fieldguide.run.normalize import normalize_text
 
     root = Path("/work/repo")
     recorded = "Recompiling function inner in .nox/torch-2.13.0/lib/python3.11/site-packages/torch/_dynamo/external_utils.py:67"

@@ -20,9 +20,9 @@ import pytest
 from browser import serve, watch_offline
 from conftest import QUIET, ROOT, mkdocs_build, shared_dir, shared_once
 
-from fieldguide.chapters import guards as ch
-from fieldguide.measure import site_jobs, stale_entries
-from fieldguide.record import BuildRecord
+from fieldguide.guide.chapters import guards as ch
+from fieldguide.guide.jobs import site_jobs, stale_entries
+from fieldguide.run.record import BuildRecord
 
 FIXTURE_222 = ROOT / "tests" / "fixtures" / "records" / "torch-2.2.2.json.gz"
 
@@ -45,7 +45,7 @@ SECTION = "modules-identity-or-type"
 
 def publish(out: Path, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "fieldguide.publish", "--out", str(out), *args],
+        [sys.executable, "-m", "fieldguide.site.publish", "--out", str(out), *args],
         cwd=ROOT,
         env={**os.environ, **QUIET},
         capture_output=True,
@@ -149,7 +149,7 @@ def test_replay_marks_stale_and_missing_entries_and_still_builds(tmp_path, built
 def test_publish_refuses_unknown_releases_and_skips_unmeasured_ones(tmp_path):
     proc = publish(tmp_path, "--release", "1.13.1")
     assert proc.returncode != 0 and "not in records/releases.toml" in proc.stderr
-    from fieldguide.publish import plan
+    from fieldguide.site.publish import plan
 
     copies, skipped = plan(ROOT, None, {}, live=True)
     assert [c.release for c in copies if c.live] == [DEFAULT]

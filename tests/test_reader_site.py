@@ -19,8 +19,9 @@ import pytest
 from browser import serve
 from conftest import ROOT
 
-from fieldguide import notebook, settings
-from fieldguide.record import BuildRecord
+from fieldguide.run import settings
+from fieldguide.run.record import BuildRecord
+from fieldguide.site import notebook
 
 
 def pages(site: Path) -> list[str]:

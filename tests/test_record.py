@@ -10,7 +10,7 @@ import pytest
 from conftest import ROOT
 from fixtures import FIXTURES
 
-from fieldguide.record import REQUIRED_V2, SCHEMA_VERSION, BuildRecord, RecordError, SnippetResult
+from fieldguide.run.record import REQUIRED_V2, SCHEMA_VERSION, BuildRecord, RecordError, SnippetResult
 
 
 def one_result(**over) -> SnippetResult:

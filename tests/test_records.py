@@ -8,9 +8,9 @@ import tomllib
 import pytest
 from conftest import ROOT
 
-from fieldguide.diff import compare
-from fieldguide.measure import site_jobs, stale_entries
-from fieldguide.record import BuildRecord
+from fieldguide.guide.jobs import site_jobs, stale_entries
+from fieldguide.run.record import BuildRecord
+from fieldguide.tools.diff import compare
 
 RELEASES = tomllib.loads((ROOT / "records" / "releases.toml").read_text())
 LISTED = RELEASES["releases"]
@@ -69,7 +69,7 @@ def test_a_changed_snippet_makes_each_record_stale_for_it(tmp_path):
 
 @pytest.mark.parametrize("release", LISTED)
 def test_every_drill_has_a_measured_answer_on_every_release(release):
-    from fieldguide import gym
+    from fieldguide.guide import gym
 
     build = record(release)
     for drill in gym.load_drills(ROOT / "snippets"):

@@ -7,7 +7,7 @@ import zipfile
 
 from conftest import FRESH, copy_of_site_cache, mkdocs_build, output_block
 
-from fieldguide import bench
+from fieldguide.tools import bench
 
 LESSON_PAGE = """# A throwaway lesson
 
@@ -15,7 +15,7 @@ LESSON_PAGE = """# A throwaway lesson
 ```
 
 ```python exec="on"
-from fieldguide import downloads
+from fieldguide.site import downloads
 print(downloads.chapter_links("scratchpad"))
 ```
 """

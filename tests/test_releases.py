@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from conftest import ROOT
 
-from fieldguide import releases
-from fieldguide.record import BuildRecord
+from fieldguide.guide import releases
+from fieldguide.run.record import BuildRecord
 
 DEFAULT, LISTED = releases.releases_list(ROOT)
 RELEASE_RE = re.compile(r"(?<![\w.])2\.\d{1,2}(?:\.\d+)?(?![\w.]*\d)")

@@ -10,7 +10,7 @@ import pytest
 from browser import serve
 from conftest import ROOT
 
-from fieldguide import settings
+from fieldguide.run import settings
 
 CHAPTERS = [c.slug for c in settings.load(ROOT, {}).chapters]
 NAMES = ["set_stance", "cache_size_limit", "recompile_limit", "mark_dynamic"]

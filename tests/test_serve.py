@@ -15,8 +15,8 @@ import urllib.request
 
 from conftest import copy_of_site_cache, mkdocs_build
 
-from fieldguide import bench
-from fieldguide.bench_serve import mkdocs_serve
+from fieldguide.tools import bench
+from fieldguide.tools.bench_serve import mkdocs_serve
 
 
 def _fetch(url: str) -> bytes:

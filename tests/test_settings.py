@@ -9,8 +9,8 @@ import re
 import pytest
 from conftest import ROOT
 
-from fieldguide.identity import SnippetId, code_fence
-from fieldguide.settings import OPTIONS, FieldGuideConfig, Settings, SettingsError, default_workers
+from fieldguide.run.identity import SnippetId, code_fence
+from fieldguide.run.settings import OPTIONS, FieldGuideConfig, Settings, SettingsError, default_workers
 
 SRC = ROOT / "src" / "fieldguide"
 

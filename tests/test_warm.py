@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from fieldguide.executors import FreshProcessExecutor
-from fieldguide.executors.warm import WarmExecutor
-from fieldguide.record import result_from_run
+from fieldguide.run.executors import FreshProcessExecutor
+from fieldguide.run.executors.warm import WarmExecutor
+from fieldguide.run.record import result_from_run
 
 STATE = """
 import logging, os, sys, threading
@@ -93,7 +93,7 @@ assert counters["stats"]["unique_graphs"] >= 1
 torch.manual_seed(1234)
 random.seed(1234)
 
-from fieldguide.executors.warm import worker_main
+from fieldguide.run.executors.warm import worker_main
 
 worker_main()
 """

@@ -7,7 +7,7 @@
   });
 })();
 
-// Evidence markers (fieldguide.claims): each ↑ after a claim links to the output line it rests on.
+// Evidence markers (fieldguide.guide.claims): each ↑ after a claim links to the output line it rests on.
 // The line is found in the output block titled with the marker's run, wrapped in a focusable
 // span with the marker's id, so the link works by mouse, keyboard and URL; following it opens a
 // collapsed block around the line, highlights it and moves focus there (Escape goes back).

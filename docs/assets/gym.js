@@ -1,6 +1,6 @@
 // The gym: guess-the-verdict drills. Plain JavaScript shipped with the site (no CDN, works offline).
 // Each scenario's measured answer and its explanation travel encoded in its data-key attribute
-// (see fieldguide/gym.py: encode): decoded only when the reader answers. Answers persist in localStorage.
+// (see fieldguide/guide/gym.py: encode): decoded only when the reader answers. Answers persist in localStorage.
 (function () {
   "use strict";
   var LABELS = { reuses: "reuses the entry", recompiles: "recompiles", "compiles new code": "compiles new code" };

@@ -2,7 +2,7 @@
 // Everything happens in this page: no request is made, so it works offline and from disk.
 (function () {
   "use strict";
-  // The two logger prefixes torch prints (fieldguide/logs.py): torch >= 2.3 and torch 2.2. Group 1 is the
+  // The two logger prefixes torch prints (fieldguide/run/logs.py): torch >= 2.3 and torch 2.2. Group 1 is the
   // artifact (guards, recompiles, ...) or the logger's name.
   var PREFIX_NEW = /^[VIWEDCF]\d{4} \d{2}:\d{2}:\d{2}\.\d+\s+\d+\s+[^\]\s]+:\d+\]\s?(?:\[[^\]]*\d[^\]]*\]\s?)?(?:\[__(\w+)\]\s?)?/;
   var PREFIX_OLD = /^\[\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}[,.]\d+\]\s(?:\[[^\]]*\]\s)?([\w.]+):\s\[[A-Z]+\]\s?/;
@@ -23,7 +23,7 @@
     return { text: line.replace(PY_WARNING, ""), prefixed: prefixed, guards: guards, warning: warning };
   }
 
-  // The same as fieldguide.messages.message_text.
+  // The same as fieldguide.guide.messages.message_text.
   function messageText(line) {
     var text = line.trim().replace(/^-\s+(?:\d+\/\d+:(?:\s+|$))?/, "").replace(/\s{2,}(?:#\s|\(HINT: ).*$/, "").trim();
     return text.replace(/^(last reason: )\d+\/\d+: /, "$1");
@@ -50,7 +50,7 @@
     if (!source || !input) return;
     var data = JSON.parse(source.textContent);
     var placeholder = new RegExp("<(?:" + data.placeholders.join("|") + ")>");
-    // data.patterns is in matching order (fieldguide.messages.data): the first pattern that matches wins.
+    // data.patterns is in matching order (fieldguide.guide.messages.data): the first pattern that matches wins.
     var patterns = data.patterns.map(function (p) {
       var head = p.pattern.split(placeholder)[0];
       return { p: p, re: new RegExp(p.re), head: head.length >= 16 ? head : "" };

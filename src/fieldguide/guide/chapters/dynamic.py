@@ -1,0 +1,559 @@
+"""Facts and tables for lesson 4, "Dynamic shapes and the cache limits" (docs/dynamic.md).
+
+Each `@fact` reads a recorded run and returns what it measured, the output lines it rests on and
+the named outcome it took; the page's explain blocks hold the sentences, one per outcome. The
+functions here build tables; they return no prose.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ...run.record import SnippetResult
+from ..claims import Derived, Measured, fact, in_dump, line_of, markers_for, run
+from ..parse.guard_dump import Guard, parse_check_tensor, parse_guards_log, tensor_check
+from ..parse.recompiles import attribute_to_steps
+from .common import STEP_RE, code, plural, shorten, steps, table
+
+NEW_SIZES = run("dynamic/new_sizes.py", "recompiles,guards")
+THREE_MODES = run("dynamic/three_modes.py", "guards", earlier_logs=("",))
+SCALARS = run("dynamic/scalars.py", "recompiles")
+CACHE_LIST = run("dynamic/cache_list.py", "recompiles")
+CACHE_WALK = run("dynamic/cache_walk.py")
+LIMITS = run("dynamic/limits.py", "recompiles")
+STANCES = run("dynamic/stances.py")
+
+_SHAPE = re.compile(r"\.size\(\)\[\d+\]|\.stride\(\)\[\d+\]")
+
+
+def shape_guards(dump: list[Guard]) -> list[Guard]:
+    """Guards on symbolic sizes (SHAPE_ENV's output), e.g. `2 <= L['x'].size()[0]`."""
+    return [g for g in dump if _SHAPE.search(g.predicate) and not g.predicate.startswith("check_tensor(")]
+
+
+def _codes(items: list[str]) -> str:
+    return ", ".join(code(i) for i in items)
+
+
+# -- 1. from static to dynamic -----------------------------------------------------------------
+def size_steps(result: SnippetResult) -> list[dict]:
+    return attribute_to_steps(result.output, STEP_RE)
+
+
+def _step_ev(result: SnippetResult, label: str):
+    return line_of(result, label + " ")
+
+
+def _what_happened(step: dict, previous: int | None) -> str:
+    """A short label for a call, read from its count and from whether the recompile log named it."""
+    if previous is None:
+        return "compiled new code (first call)"
+    if step["graphs"] == previous:
+        return "reused an entry"
+    return "recompiled" if step["recompiles"] else "compiled, no recompile logged"
+
+
+def static_to_dynamic(result: SnippetResult) -> str:
+    rows = []
+    previous = None
+    for step in size_steps(result):
+        reasons = [f.reason for r in step["recompiles"] for f in r.failures]
+        rows.append(
+            [
+                step["label"],
+                str(step["graphs"]) + markers_for([_step_ev(result, step["label"])]),
+                _what_happened(step, previous),
+                "<br>".join(code(shorten(r, 90)) for r in reasons) or "—",
+            ]
+        )
+        previous = step["graphs"]
+    return table(["call", "unique_graphs", "what happened", "guard failures logged"], rows, "-r--")
+
+
+@fact("dynamic: graphs for sizes 4, 5, 6, 7", NEW_SIZES)
+def sizes_graphs(result: SnippetResult) -> Measured:
+    step = next(s for s in size_steps(result) if s["label"] == "rows=7")
+    return Measured(step["graphs"], (_step_ev(result, "rows=7"),))
+
+
+@fact(
+    "dynamic: the first new size (automatic dynamic shapes)",
+    NEW_SIZES,
+    show=lambda v: v,
+    outcomes=("became symbolic", "stayed static"),
+)
+def first_new_size(result: SnippetResult) -> Measured:
+    calls = [s for s in size_steps(result) if s["label"] != "rows=1"]
+    if [s["label"] for s in calls] != ["rows=4", "rows=5", "rows=6", "rows=7"]:
+        raise LookupError("the sizes 4, 5, 6, 7 were not all printed")
+    reasons = [f.reason for r in calls[1]["recompiles"] for f in r.failures]
+    dumps = parse_guards_log(result.log("guards"))
+    last = calls[-1]
+    if calls[1]["graphs"] == 1:
+        raise ValueError("the first new size compiled nothing")
+    if not reasons:
+        raise ValueError("the first new size logged no recompile")
+    reason_ev = line_of(result, reasons[0][:60])
+    slots: dict[str, object] = {
+        "reason": Derived(reasons[0], shorten(reasons[0], 100)),
+        "n": Derived(last["graphs"], plural(last["graphs"], "graph")),
+    }
+    symbolic_at = next((i for i, d in enumerate(dumps) if shape_guards(d)), None)
+    settled = calls[1]["graphs"] == calls[2]["graphs"] == last["graphs"]
+    if symbolic_at is None:
+        if last["graphs"] != 4:
+            raise ValueError(f"no symbolic dump, yet {last['graphs']} graphs for four sizes")
+        return Measured("static", (reason_ev, _step_ev(result, "rows=7")), "stayed static", slots)
+    if not settled:
+        raise ValueError("a symbolic dump, yet the later sizes compiled again")
+    check = tensor_check(dumps[symbolic_at])
+    if check is None:
+        raise ValueError("the symbolic entry's dump has no tensor check")
+    size = parse_check_tensor(check.predicate)["size"]
+    guards = [g.predicate for g in shape_guards(dumps[symbolic_at])]
+    evidence = (
+        reason_ev,
+        in_dump(result, symbolic_at, check.predicate),
+        _step_ev(result, "rows=7"),
+        *(in_dump(result, symbolic_at, g) for g in guards),
+    )
+    slots |= {"size": f"size={size}", "guards": Derived(guards, _codes(guards))}
+    return Measured(f"symbolic, size={size}", evidence, "became symbolic", slots)
+
+
+@fact(
+    "dynamic: a single row after the symbolic entry",
+    NEW_SIZES,
+    show=lambda v: v,
+    outcomes=("own entry", "reused the symbolic entry"),
+)
+def single_row(result: SnippetResult) -> Measured:
+    calls = size_steps(result)
+    if len(calls) < 2 or calls[-1]["label"] != "rows=1":
+        raise LookupError("no call with one row printed")
+    one, before = calls[-1], calls[-2]
+    if one["graphs"] == before["graphs"]:
+        return Measured("reused", (_step_ev(result, "rows=1"),), "reused the symbolic entry")
+    failures = [f.reason for r in one["recompiles"] for f in r.failures]
+    bound = next((f for f in failures if "2 <=" in f), None)
+    dumps = parse_guards_log(result.log("guards"))
+    check = tensor_check(dumps[-1]) if dumps else None
+    if bound is None or check is None:
+        raise ValueError("one row compiled, but the log names no 2 <= size guard or the dump no tensor check")
+    size = parse_check_tensor(check.predicate)["size"]
+    # the guard as the dump of the symbolic entry wrote it, e.g. 2 <= L['x'].size()[0]
+    guard = re.search(r"2 <= \S+\.size\(\)\[\d+\]", bound).group(0)
+    evidence = (
+        line_of(result, bound[:60]),
+        in_dump(result, len(dumps) - 1, check.predicate),
+        _step_ev(result, "rows=1"),
+    )
+    return Measured(
+        "own entry",
+        evidence,
+        "own entry",
+        {"guard": guard, "size": f"size={size}", "n": Derived(one["graphs"], plural(one["graphs"], "graph"))},
+    )
+
+
+def mode_sections(result: SnippetResult) -> dict[str, tuple[int, list[list[Guard]]]]:
+    """Per mode label: the number of dumps printed before its '== label' line, and its own dumps."""
+    sections: dict[str, list[str]] = {}
+    before: dict[str, int] = {}
+    current, seen = None, 0
+    for line in result.output.splitlines():
+        if line.startswith("== "):
+            current = line[3:].strip()
+            sections[current] = []
+            before[current] = seen
+        elif current is not None:
+            sections[current].append(line)
+        if line.strip() == "GUARDS:":
+            seen += 1
+    return {k: (before[k], parse_guards_log("\n".join(v))) for k, v in sections.items()}
+
+
+@fact("dynamic: graphs for 5 sizes per mode", THREE_MODES, show=lambda v: ", ".join(f"{k} {n}" for k, n in v.items()))
+def mode_graphs(result: SnippetResult) -> Measured:
+    counts = dict(steps(result.stdout))
+    return Measured(counts, tuple(line_of(result, label + " ") for label in counts))
+
+
+def _last_check(result: SnippetResult, label: str):
+    """The tensor check of a mode's last entry, its size field and its evidence (or Nones)."""
+    before, dumps = mode_sections(result).get(label, (0, []))
+    check = tensor_check(dumps[-1]) if dumps else None
+    if check is None:
+        return None, None, None
+    return (
+        check,
+        parse_check_tensor(check.predicate).get("size"),
+        in_dump(result, before + len(dumps) - 1, check.predicate),
+    )
+
+
+def modes_table(result: SnippetResult) -> str:
+    rows = []
+    for label, n in mode_graphs(result).value.items():
+        check, size, ev = _last_check(result, label)
+        size_cell = code(f"size={size}") + markers_for([ev]) if check else "?"
+        _, dumps = mode_sections(result).get(label, (0, []))
+        sym = _codes([g.predicate for g in shape_guards(dumps[-1])]) if dumps else ""
+        rows.append([label, str(n) + markers_for([line_of(result, label + " ")]), size_cell, sym or "—"])
+    return table(["mode", "graphs for 5 sizes", "tensor check of the last entry", "shape guards"], rows, "-r--")
+
+
+_MODES = ("dynamic=None (default)", "dynamic=True", "dynamic=False", "mark_dynamic(x, 0), dynamic=None")
+
+
+@fact(
+    "dynamic: what each mode made of five sizes",
+    THREE_MODES,
+    show=lambda v: v,
+    outcomes=("each as asked", "other counts"),
+)
+def modes_outcome(result: SnippetResult) -> Measured:
+    counts = mode_graphs(result).value
+    if set(counts) != set(_MODES):
+        raise LookupError(f"modes printed: {', '.join(counts)}")
+    checks = {label: _last_check(result, label) for label in _MODES}
+    if any(c[0] is None for c in checks.values()):
+        raise ValueError("a mode printed no tensor check")
+    evidence = tuple(line_of(result, label + " ") for label in _MODES) + tuple(c[2] for c in checks.values())
+    slots = {
+        "default_n": Derived(counts[_MODES[0]], plural(counts[_MODES[0]], "graph")),
+        "true_n": Derived(counts[_MODES[1]], plural(counts[_MODES[1]], "graph")),
+        "false_n": Derived(counts[_MODES[2]], plural(counts[_MODES[2]], "graph")),
+        "mark_n": Derived(counts[_MODES[3]], plural(counts[_MODES[3]], "graph")),
+        "true_size": f"size={checks[_MODES[1]][1]}",
+        "mark_size": f"size={checks[_MODES[3]][1]}",
+        "default_size": f"size={checks[_MODES[0]][1]}",
+    }
+    as_asked = (
+        counts[_MODES[1]] == 1
+        and counts[_MODES[2]] == 5
+        and counts[_MODES[3]] == 1
+        and checks[_MODES[1]][1].startswith("[None, None]")
+        and checks[_MODES[3]][1].startswith("[None, 3]")
+    )
+    return Measured(
+        "as asked" if as_asked else "other", evidence, "each as asked" if as_asked else "other counts", slots
+    )
+
+
+# -- 2. scalars ----------------------------------------------------------------------------------
+@fact(
+    "dynamic: scalars (graphs for 4 values)",
+    SCALARS,
+    show=lambda v: ", ".join(f"{k.split(':')[0]} {n}" for k, n in v.items()),
+)
+def scalar_graphs(result: SnippetResult) -> Measured:
+    counts = dict(steps(result.stdout))
+    return Measured(counts, tuple(line_of(result, label) for label in counts))
+
+
+def scalars_table(result: SnippetResult) -> str:
+    rows = [[label, str(n) + markers_for([line_of(result, label)])] for label, n in scalar_graphs(result).value.items()]
+    return table(["argument, 4 calls", "graphs"], rows, "-r")
+
+
+_SCALAR_OUTCOMES = ("one graph", "a graph per value", "constant, then one entry for the rest")
+
+
+def _scalar_fact(kind: str, prefix: str):
+    """A fact for one argument of scalars.py: how many graphs its four values compiled."""
+
+    @fact(f"dynamic: {kind}, 4 values", SCALARS, show=lambda v: str(v), outcomes=_SCALAR_OUTCOMES)
+    def measure(result: SnippetResult) -> Measured:
+        found = [(i, step) for i, step in enumerate(attribute_to_steps(result.output, STEP_RE))]
+        i, step = next((i, s) for i, s in found if s["label"].startswith(prefix))
+        n = step["graphs"]
+        evidence = [line_of(result, step["label"])]
+        slots: dict[str, object] = {"n": Derived(n, plural(n, "graph"))}
+        guards = [f.reason for r in step["recompiles"] for f in r.failures]
+        first = re.search(r"(?:L\['amount'\]|amount) == [\d.]+", guards[0]) if guards else None
+        if first:
+            evidence.insert(0, line_of(result, guards[0][:60]))
+            slots["guard"] = first.group(0)
+        if n == 1:
+            return Measured(n, tuple(evidence), "one graph", slots)
+        if first is None:
+            raise ValueError(f"{kind}: {n} graphs, and no `amount == ...` guard failure logged")
+        if n >= 4:
+            return Measured(n, tuple(evidence), "a graph per value", slots)
+        slots["constant_for"] = Derived(n - 1, "its first value" if n == 2 else f"its first {n - 1} values")
+        return Measured(n, tuple(evidence), "constant, then one entry for the rest", slots)
+
+    return measure
+
+
+scalar_int = _scalar_fact("a Python int", "int:")
+scalar_float = _scalar_fact("a Python float", "float:")
+scalar_tensor = _scalar_fact("a value in a tensor", "tensor(")
+
+
+# -- 3. the cache is a list ------------------------------------------------------------------------
+def list_growth(result: SnippetResult) -> list[tuple[str, int, int]]:
+    """Per call: label, entries before it, failure lines its recompile logged."""
+    out = []
+    for step in attribute_to_steps(result.output, STEP_RE):
+        lines = sum(len(r.failures) for r in step["recompiles"])
+        out.append((step["label"], step["graphs"] - (1 if step["recompiles"] or not out else 0), lines))
+    return out
+
+
+def list_growth_table(result: SnippetResult) -> str:
+    rows = [
+        [label, str(before), (str(lines) if lines else "—") + markers_for([line_of(result, label + " ")])]
+        for label, before, lines in list_growth(result)
+    ]
+    return table(["call", "entries already in the cache", "failure lines in its recompile log"], rows, "-rr")
+
+
+@fact(
+    "dynamic: failure lines per recompile (cache_list)",
+    CACHE_LIST,
+    show=lambda v: ", ".join(map(str, v)),
+    outcomes=("one line per entry, named by compile id", "one line per entry", "other counts"),
+)
+def list_walk(result: SnippetResult) -> Measured:
+    found = attribute_to_steps(result.output, STEP_RE)
+    growth = list_growth(result)[1:]
+    if not growth:
+        raise LookupError("no recompile printed")
+    counts = [lines for _, _, lines in growth]
+    evidence = tuple(line_of(result, label + " ") for label, _, _ in growth)
+    slots: dict[str, object] = {"counts": Derived(counts, ", ".join(map(str, counts)))}
+    if any(lines != before for _, before, lines in growth):
+        return Measured(counts, evidence, "other counts", slots)
+    failures = [f for r in found[-1]["recompiles"] for f in r.failures]
+    last = [f.reason for f in failures]
+    ids = [f.entry for f in failures if f.entry]
+    evidence += tuple(line_of(result, f[:60]) for f in last[:1])
+    slots["last_label"] = found[-1]["label"]
+    slots["last_n"] = Derived(len(last))
+    if ids and len(ids) == len(last):
+        slots["ids"] = Derived(ids, ", ".join(code(i) for i in ids))
+        return Measured(counts, evidence, "one line per entry, named by compile id", slots)
+    return Measured(counts, evidence, "one line per entry", slots)
+
+
+_EAGER = re.compile(r"^eager\s+([\d.]+) us/call", re.M)
+_ENTRIES = re.compile(r"^entries=(\d+)\s+([\d.]+) us/call", re.M)
+
+
+def walk_timings(result: SnippetResult) -> tuple[float, list[tuple[int, float]]]:
+    eager = float(_EAGER.search(result.stdout).group(1))
+    return eager, [(int(n), float(t)) for n, t in _ENTRIES.findall(result.stdout)]
+
+
+def walk_table(result: SnippetResult) -> str:
+    eager, rows = walk_timings(result)
+    out = [["eager (no compile)", f"{eager:.1f}" + markers_for([line_of(result, "eager ")])]]
+    for n, t in rows:
+        out.append([plural(n, "entry", "entries"), f"{t:.1f}" + markers_for([line_of(result, f"entries={n} ")])])
+    return table(["cache entries, calls cycling through all", "µs per call"], out, "-r")
+
+
+@fact(
+    "dynamic: µs per call as the cache grows (cache_walk)",
+    CACHE_WALK,
+    show=lambda v: ", ".join(f"{n}: {t}" for n, t in v),
+    outcomes=("single runs",),
+    varies=True,
+)
+def walk_cost(result: SnippetResult) -> Measured:
+    """The snippet times each size once and prints no spread: a single run orders nothing."""
+    if re.search(r"±|spread|repeats", result.stdout):
+        raise ValueError("the walk printed repeats or a spread: this fact reads single runs only")
+    _, rows = walk_timings(result)
+    if len(rows) < 2:
+        raise LookupError("fewer than two entry counts timed")
+    (n0, t0), (n1, t1) = rows[0], rows[-1]
+    return Measured(
+        rows,
+        (line_of(result, f"entries={n0} "), line_of(result, f"entries={n1} ")),
+        "single runs",
+        {"t0": f"{t0:.1f}", "n0": str(n0), "t1": f"{t1:.1f}", "n1": str(n1)},
+    )
+
+
+# -- 4. two limits -------------------------------------------------------------------------------
+def limit_config(result: SnippetResult) -> dict[str, int]:
+    return {m.group(1): int(m.group(2)) for m in re.finditer(r"^config\.(\w+) = (\d+)$", result.stdout, re.M)}
+
+
+def _lowered(result: SnippetResult) -> str:
+    m = re.search(r"^lowered config\.(\w+) to (\d+)$", result.stdout, re.M)
+    if not m:
+        raise LookupError("the snippet printed no lowered limit")
+    return m.group(1)
+
+
+@fact(
+    "limits: names",
+    LIMITS,
+    show=lambda v: ", ".join(v),
+    outcomes=("cache_size_limit only", "recompile_limit and cache_size_limit", "recompile_limit only"),
+)
+def limit_names(result: SnippetResult) -> Measured:
+    config = limit_config(result)
+    evidence = tuple(line_of(result, f"config.{k} = ") for k in config) + (line_of(result, "lowered config."),)
+    slots: dict[str, object] = {f"{k}": str(v) for k, v in config.items()}
+    slots["lowered"] = _lowered(result)
+    names = set(config)
+    if names == {"cache_size_limit", "accumulated_cache_size_limit"}:
+        outcome = "cache_size_limit only"
+    elif names == {
+        "recompile_limit",
+        "accumulated_recompile_limit",
+        "cache_size_limit",
+        "accumulated_cache_size_limit",
+    }:
+        outcome = "recompile_limit and cache_size_limit"
+    elif names == {"recompile_limit", "accumulated_recompile_limit"}:
+        outcome = "recompile_limit only"
+    else:
+        raise ValueError(f"limit names printed: {', '.join(config)}")
+    return Measured(list(config), evidence, outcome, slots)
+
+
+def limit_names_table(result: SnippetResult) -> str:
+    rows = [
+        [code(f"torch._dynamo.config.{name}"), str(value) + markers_for([line_of(result, f"config.{name} = ")])]
+        for name, value in limit_config(result).items()
+    ]
+    return table(["setting on this torch", "value"], rows, "-r")
+
+
+def _warning_lines(result: SnippetResult) -> list[str]:
+    return [
+        ln.strip()
+        for ln in result.output.splitlines()
+        if "hit config." in ln or ln.strip().startswith(("function:", "last reason:"))
+    ]
+
+
+def limit_warning(result: SnippetResult) -> str:
+    """The warning's lines, as printed, in a text block (or nothing when none was printed)."""
+    lines = _warning_lines(result)
+    return "```text\n" + "\n".join(lines) + "\n```\n" if lines else ""
+
+
+@fact(
+    "limits: the warning when the lowered limit is hit",
+    LIMITS,
+    show=lambda v: v,
+    outcomes=("warned", "no warning"),
+)
+def limit_warned(result: SnippetResult) -> Measured:
+    lines = _warning_lines(result)
+    lowered = _lowered(result)
+    if not lines:
+        return Measured("no warning", (line_of(result, f"lowered config.{lowered}"),), "no warning")
+    hit = re.search(r"hit (config\.\w+ \(\d+\))", lines[0])
+    function = next((ln[len("function: ") :] for ln in lines if ln.startswith("function:")), None)
+    reason = next((ln[len("last reason: ") :] for ln in lines if ln.startswith("last reason:")), None)
+    if not hit or function is None or reason is None:
+        raise ValueError("a limit warning without its limit, function or last reason")
+    acc = next(k for k in limit_config(result) if k == "accumulated_" + lowered)
+    return Measured(
+        hit.group(1),
+        tuple(line_of(result, ln) for ln in lines) + (line_of(result, f"config.{acc} = "),),
+        "warned",
+        {
+            "hit": hit.group(1),
+            "function": function,
+            "reason": reason,
+            "acc": acc,
+            "acc_value": str(limit_config(result)[acc]),
+        },
+    )
+
+
+def limit_steps(result: SnippetResult) -> list[tuple[str, int, dict]]:
+    out = []
+    for m in re.finditer(r"^(rows=\d+(?: again)?)\s+unique_graphs=(\d+) served=(\{.*\})$", result.stdout, re.M):
+        served = {int(k): int(v) for k, v in re.findall(r"(\d+): (\d+)", m.group(3))}
+        out.append((m.group(1), int(m.group(2)), served))
+    return out
+
+
+@fact(
+    "limits: new sizes past the limit",
+    LIMITS,
+    show=lambda v: v,
+    outcomes=("nothing compiled or served", "compiling went on"),
+)
+def new_sizes_past_limit(result: SnippetResult) -> Measured:
+    steps_ = limit_steps(result)
+    labels = [s[0] for s in steps_]
+    if labels != ["rows=2", "rows=3", "rows=4", "rows=5", "rows=2 again"]:
+        raise LookupError(f"steps printed: {', '.join(labels)}")
+    (_, g3, s3), (_, g4, s4), (_, g5, s5) = steps_[1:4]
+    evidence = tuple(line_of(result, label + " ") for label in labels[1:4])
+    slots = {"n": str(g5), "lowered": _lowered(result)}
+    if g3 == g4 == g5 and s3 == s4 == s5:
+        return Measured("nothing compiled or served", evidence, "nothing compiled or served", slots)
+    return Measured("compiling went on", evidence, "compiling went on", slots)
+
+
+@fact("limits: after the limit, existing entries", LIMITS, outcomes=("keep serving", "fall back to eager"))
+def after_limit(result: SnippetResult) -> Measured:
+    steps_ = limit_steps(result)
+    before, again = steps_[-2][2].get(2, 0), steps_[-1][2].get(2, 0)
+    served = again > before
+    return Measured(
+        "keep serving" if served else "fall back to eager",
+        (line_of(result, steps_[-2][0] + " "), line_of(result, steps_[-1][0] + " ")),
+        "keep serving" if served else "fall back to eager",
+        {"a": Derived(before), "b": Derived(again)},
+    )
+
+
+def accumulated_note(result: SnippetResult, regime: str) -> str:  # noqa: ARG001
+    """Nothing: what the limits count is explained from the limits run in the page's explain blocks.
+
+    Kept so that the page block that reads the module regime (owned by the guards lesson) still
+    runs until that block is converted; it returns no prose."""
+    return ""
+
+
+# -- 5. stances ----------------------------------------------------------------------------------
+@fact(
+    "stances: set_stance",
+    STANCES,
+    outcomes=("absent", "raised, then ran eagerly, then compiled"),
+)
+def stance_available(result: SnippetResult) -> Measured:
+    if "set_stance does not exist" in result.stdout:
+        line = line_of(result, "set_stance does not exist")
+        return Measured("absent", (line,), "absent", {"line": line.line})
+    lines = result.output
+    raised = re.search(r"raised (\w+): (.*)$", lines, re.M)
+    graphs = steps(lines)
+    equal = re.search(r"^eager_on_recompile result equals eager double\(x\): (\w+)$", lines, re.M)
+    eager = next(((label, n) for label, n in graphs if label.startswith("eager_on_recompile")), None)
+    cached = next(((label, n) for label, n in graphs if label.startswith("fail_on_recompile, rows=4")), None)
+    final = graphs[-1] if graphs else None
+    if not (raised and equal and eager and cached and final and final[0].startswith("default again")):
+        raise ValueError("set_stance exists, yet the run did not print raise, eager and default steps")
+    if not (eager[1] == cached[1] and equal.group(1) == "True" and final[1] > eager[1]):
+        raise ValueError(f"stances: counts {graphs}, equal {equal.group(1)}")
+    return Measured(
+        "present",
+        (
+            line_of(result, "raised " + raised.group(1)),
+            line_of(result, eager[0] + " "),
+            line_of(result, "equals eager"),
+            line_of(result, final[0] + " "),
+        ),
+        "raised, then ran eagerly, then compiled",
+        {
+            "error": raised.group(1),
+            "message": Derived(raised.group(2), shorten(raised.group(2), 200)),
+            "eager_n": str(eager[1]),
+            "equal": f"equals eager double(x): {equal.group(1)}",
+            "final_n": str(final[1]),
+        },
+    )

@@ -1,0 +1,558 @@
+"""Facts and tables for lesson 5, "Recompiles in real code" (docs/realcode.md).
+
+Each case compares a failing pattern with its fix, both measured. Each `@fact` reads the recorded
+runs and returns what it measured, the output lines it rests on and the named outcome it took; the
+page's explain blocks hold the sentences, one per outcome. The functions here build tables; they
+return no prose.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ...run.record import SnippetResult
+from .. import links
+from ..claims import Derived, Measured, fact, line_of, markers_for, run
+from ..links import relative_link
+from ..parse.recompiles import attribute_to_steps, parse_recompiles
+from .common import code, plural, shorten, steps, table
+
+LR_FLOAT = run("realcode/lr_float.py", "recompiles")
+LR_TENSOR = run("realcode/lr_tensor.py", "recompiles")
+TRAIN_EVAL = run("realcode/train_eval.py", "recompiles")
+TRAIN_EVAL_WARM = run("realcode/train_eval_warm.py", "recompiles")
+LAYER_IDX = run("realcode/layer_idx.py", "recompiles")
+LAYER_BUFFER = run("realcode/layer_idx_buffer.py", "recompiles")
+GUARD_OVERHEAD = run("realcode/guard_overhead.py", "guards")
+STANCE_TEST = run("realcode/stance_test.py")
+TRACE = run("realcode/trace.py", TORCH_TRACE="trace")
+PAGE_URL = "realcode/"  # where docs/realcode.md is served, for links to the tlparse report
+
+_LIMIT = re.compile(r"hit config\.(\w+) \((\d+)\)")
+_LIMIT_FUNCTION = re.compile(r"^\s*function: '(\w+)'", re.M)
+
+
+def limit_hit(result: SnippetResult) -> tuple[str, int] | None:
+    """(limit name, value) from the warning torch printed when a function hit its recompile limit."""
+    m = _LIMIT.search(result.output + result.stderr)
+    return (m.group(1), int(m.group(2))) if m else None
+
+
+def first_reasons(result: SnippetResult) -> list[str]:
+    """The newest entry's failed guard of each recompile, in order (without a trailing "(HINT: ...)")."""
+    return [
+        re.sub(r"\s+\(HINT:.*$", "", r.failures[0].reason).strip()
+        for r in parse_recompiles(result.output)
+        if r.failures
+    ]
+
+
+def _final(result: SnippetResult) -> int:
+    s = steps(result.stdout)
+    return s[-1][1] if s else 0
+
+
+def _last_ev(result: SnippetResult):
+    s = steps(result.stdout)
+    return line_of(result, s[-1][0] + " ")
+
+
+def _reason_ev(result: SnippetResult, reason: str):
+    return line_of(result, reason[:80])
+
+
+def _graphs(n: int) -> Derived:
+    return Derived(n, plural(n, "graph"))
+
+
+def _limit_fact(result: SnippetResult) -> Measured:
+    """The recompile limit a run hit, as that release names it: `not hit`, or `hit, then stayed`
+    (`unique_graphs` did not grow after the warning, up to the run's last step)."""
+    hit = limit_hit(result)
+    if not hit:
+        return Measured("not hit", (_last_ev(result),), "not hit")
+    name, value = hit
+    graphs = steps(result.stdout)
+    lines = result.output.splitlines()
+    at = next(i for i, ln in enumerate(lines) if f"hit config.{name}" in ln)
+    after = steps("\n".join(lines[at:]))
+    if not after or any(g != graphs[-1][1] for _, g in after):
+        raise LookupError(f"{result.path}: unique_graphs grew after the {name} warning")
+    k = len(first_reasons(result))
+    if k != graphs[-1][1]:  # the first graph, one per logged recompile, and the last one logged hit the limit
+        raise LookupError(f"{result.path}: {k} recompiles logged for {graphs[-1][1]} graphs")
+    fn = _LIMIT_FUNCTION.search("\n".join(lines[at : at + 3]))
+    if not fn:
+        raise LookupError(f"{result.path}: the {name} warning names no function")
+    evidence = (line_of(result, f"hit config.{name}"), line_of(result, f"function: '{fn.group(1)}'"), _last_ev(result))
+    return Measured(
+        f"{name} ({value})",
+        evidence,
+        "hit, then stayed",
+        {
+            "name": name,
+            "value": str(value),
+            "function": fn.group(1),
+            "final": Derived(graphs[-1][1]),
+            "k": Derived(k, plural(k, "recompile")),
+        },
+    )
+
+
+def _two(a: str, b: str):
+    return lambda v: f"{a} {v[0]}, {b} {v[1]}"
+
+
+# -- learning-rate schedules --------------------------------------------------------------------
+@fact(
+    "realcode: graphs over 10 epochs (lr as a float, lr in a tensor)",
+    LR_FLOAT,
+    LR_TENSOR,
+    show=_two("float", "tensor"),
+    outcomes=("a graph per value until the limit", "settled after one recompile", "a graph per epoch", "one graph"),
+)
+def lr_graphs(floats: SnippetResult, tensors: SnippetResult) -> Measured:
+    """The float version's course over the epochs (the outcome), and both versions' last counts."""
+    epochs = steps(floats.stdout)
+    n, f, t = len(epochs), _final(floats), _final(tensors)
+    reasons = first_reasons(floats)
+    evidence = (_last_ev(floats), _last_ev(tensors))
+    slots: dict[str, object] = {"n": Derived(n), "f": str(f), "t": str(t), "fg": _graphs(f)}
+    if reasons:
+        evidence += (_reason_ev(floats, reasons[0]),)
+        slots["reason"] = Derived(reasons[0], shorten(reasons[0], 80))
+    value = (f, t)
+    if f == 1 and not reasons:
+        return Measured(value, evidence, "one graph", slots)
+    if f >= n and not limit_hit(floats):
+        return Measured(value, evidence, "a graph per epoch", slots)
+    if limit_hit(floats) and reasons and len(reasons) >= f - 1:
+        return Measured(value, evidence, "a graph per value until the limit", slots)
+    if f == 2 and len(reasons) == 1 and not limit_hit(floats):
+        settled = next(label for label, graphs in epochs if graphs == f)
+        slots["epoch"] = settled.split(":")[0]
+        return Measured(value, evidence + (line_of(floats, settled + " "),), "settled after one recompile", slots)
+    raise LookupError(f"{f} graphs with {len(reasons)} recompiles logged over {n} epochs")
+
+
+@fact("realcode: lr as a float, the first recompile's reason", LR_FLOAT, show=lambda v: shorten(v, 60))
+def lr_reason(floats: SnippetResult) -> Measured:
+    reason = first_reasons(floats)[0]
+    return Measured(reason, (_reason_ev(floats, reason),))
+
+
+@fact("realcode: lr as a float, recompile limit", LR_FLOAT, outcomes=("not hit", "hit, then stayed"))
+def lr_limit(floats: SnippetResult) -> Measured:
+    return _limit_fact(floats)
+
+
+@fact(
+    "realcode: lr in a tensor, graphs over 10 epochs",
+    LR_TENSOR,
+    outcomes=("one graph", "more than one graph"),
+)
+def lr_tensor_graphs(tensors: SnippetResult) -> Measured:
+    t = _final(tensors)
+    slots = {"t": str(t), "n": Derived(len(steps(tensors.stdout))), "tg": _graphs(t)}
+    return Measured(t, (_last_ev(tensors),), "one graph" if t == 1 else "more than one graph", slots)
+
+
+def lr_table(floats: SnippetResult, tensors: SnippetResult) -> str:
+    a, b = steps(floats.stdout), steps(tensors.stdout)
+    rows = [
+        [la, str(ga) + markers_for([line_of(floats, la + " ")]), str(gb) + markers_for([line_of(tensors, la + " ")])]
+        for (la, ga), (_, gb) in zip(a, b, strict=False)
+    ]
+    return table(["epoch", "unique_graphs, lr as a float", "unique_graphs, lr in a tensor"], rows, "-rr")
+
+
+# -- train() / eval() ---------------------------------------------------------------------------
+def phase_steps(result: SnippetResult) -> list[dict]:
+    """One dict per printed phase: label, graphs, and the first failed guard of each recompile before it."""
+    return [
+        {
+            "label": s["label"],
+            "graphs": s["graphs"],
+            "reasons": [f.reason for r in s["recompiles"] for f in r.failures[:1]],
+        }
+        for s in attribute_to_steps(result.output, r"^(?P<label>.+?):\s+unique_graphs=(?P<graphs>\d+)\s*$")
+    ]
+
+
+def _phase_ev(result: SnippetResult, label: str):
+    return line_of(result, label + ":")
+
+
+@fact(
+    "realcode: graphs after 3 epochs of train/validate (as written, both modes warmed up)",
+    TRAIN_EVAL,
+    TRAIN_EVAL_WARM,
+    show=_two("as written", "warmed up"),
+    outcomes=("one recompile, then one entry per mode", "one graph", "recompiled more than once"),
+)
+def train_eval_graphs(loop: SnippetResult, warm: SnippetResult) -> Measured:
+    """The loop as written (the outcome): one recompile and no growth after it, or otherwise."""
+    a, b = phase_steps(loop), phase_steps(warm)
+    if not a or not b:
+        raise LookupError("the runs printed no phases")
+    value = (a[-1]["graphs"], b[-1]["graphs"])
+    evidence = (_phase_ev(loop, a[-1]["label"]), _phase_ev(warm, b[-1]["label"]))
+    recompiles = sum(len(s["reasons"]) for s in a)
+    slots: dict[str, object] = {"n": _graphs(a[-1]["graphs"])}
+    if a[-1]["graphs"] == 1 and not recompiles:
+        return Measured(value, evidence, "one graph", slots)
+    grew = [s for s in a if s["graphs"] > a[0]["graphs"]]
+    if recompiles == 1 and a[-1]["graphs"] == 2 and len(grew) > 1 and grew[0]["reasons"]:
+        slots["when"] = grew[0]["label"]
+        return Measured(
+            value, evidence + (_phase_ev(loop, grew[0]["label"]),), "one recompile, then one entry per mode", slots
+        )
+    if recompiles > 1:
+        slots["k"] = Derived(recompiles)
+        return Measured(value, evidence, "recompiled more than once", slots)
+    raise LookupError(f"{a[-1]['graphs']} graphs with {recompiles} recompiles logged")
+
+
+@fact(
+    "realcode: train/validate, the recompile's reason",
+    TRAIN_EVAL,
+    show=lambda v: shorten(v, 60) or "none logged",
+    outcomes=("grad mode named", "global state check", "none logged"),
+)
+def train_eval_reason(loop: SnippetResult) -> Measured:
+    first = next((s for s in phase_steps(loop) if s["reasons"]), None)
+    if first is None:
+        return Measured("", (_phase_ev(loop, phase_steps(loop)[-1]["label"]),), "none logged")
+    reason = first["reasons"][0]
+    evidence = (_reason_ev(loop, reason), _phase_ev(loop, first["label"]))
+    slots = {"reason": reason, "when": first["label"]}
+    if re.fullmatch(r"GLOBAL_STATE changed: grad_mode", reason.strip()):
+        return Measured(reason, evidence, "grad mode named", slots)
+    if reason.strip() == "___check_global_state()":
+        return Measured(reason, evidence, "global state check", slots)
+    raise LookupError(f"a reason no text is written for: {reason}")
+
+
+@fact(
+    "realcode: train/validate warmed up, graphs compiled inside the loop",
+    TRAIN_EVAL_WARM,
+    outcomes=("nothing compiled in the loop", "compiled in the loop"),
+)
+def warm_loop_compiles(warm: SnippetResult) -> Measured:
+    b = phase_steps(warm)
+    k = b[-1]["graphs"] - b[0]["graphs"]
+    return Measured(
+        k,
+        (_phase_ev(warm, b[0]["label"]), _phase_ev(warm, b[-1]["label"])),
+        "nothing compiled in the loop" if k == 0 else "compiled in the loop",
+        {"w": _graphs(b[0]["graphs"]), "k": _graphs(k)},
+    )
+
+
+def train_eval_table(loop: SnippetResult, warm: SnippetResult) -> str:
+    rows = []
+    for name, res in (("validate every epoch", loop), ("both modes warmed up first", warm)):
+        for s in phase_steps(res):
+            rows.append(
+                [
+                    name,
+                    s["label"],
+                    str(s["graphs"]) + markers_for([_phase_ev(res, s["label"])]),
+                    "<br>".join(code(shorten(r, 70)) for r in s["reasons"]) or "—",
+                ]
+            )
+    return table(["loop", "after", "unique_graphs", "first failed guard logged"], rows, "--r-")
+
+
+# -- per-layer attributes and regional compilation ----------------------------------------------
+@fact(
+    "realcode: graphs for 12 blocks (layer_idx read in forward, a buffer)",
+    LAYER_IDX,
+    LAYER_BUFFER,
+    show=_two("layer_idx", "buffer"),
+    outcomes=(
+        "a graph per block, no recompile logged",
+        "one recompile, then reused",
+        "a recompile per block until the limit",
+        "one graph",
+    ),
+)
+def layer_graphs(fail: SnippetResult, fix: SnippetResult) -> Measured:
+    """The blocks that read layer_idx (the outcome), and both versions' last counts."""
+    blocks = steps(fail.stdout)
+    n, f, b = len(blocks), _final(fail), _final(fix)
+    reasons = first_reasons(fail)
+    value = (f, b)
+    evidence = (_last_ev(fail), _last_ev(fix))
+    slots: dict[str, object] = {"n": Derived(n), "f": str(f), "fg": _graphs(f)}
+    if reasons:
+        evidence += (_reason_ev(fail, reasons[0]),)
+        slots["reason"] = Derived(reasons[0], shorten(reasons[0], 70))
+    if f == 1 and not reasons:
+        return Measured(value, evidence, "one graph", slots)
+    if not reasons and f == n:
+        return Measured(
+            value, evidence + (line_of(fail, blocks[1][0] + " "),), "a graph per block, no recompile logged", slots
+        )
+    if len(reasons) == 1 and 1 < f < n:
+        return Measured(value, evidence + (line_of(fail, blocks[1][0] + " "),), "one recompile, then reused", slots)
+    if len(reasons) >= 2 and limit_hit(fail) and f >= min(n, 3):
+        slots["reason2"] = Derived(reasons[1], shorten(reasons[1], 70))
+        return Measured(
+            value, evidence + (_reason_ev(fail, reasons[1]),), "a recompile per block until the limit", slots
+        )
+    raise LookupError(f"{f} graphs with {len(reasons)} recompiles logged over {n} blocks")
+
+
+@fact("realcode: layer_idx, the first recompile's reason", LAYER_IDX, show=lambda v: shorten(v, 60) or "none logged")
+def layer_reason(fail: SnippetResult) -> Measured:
+    reasons = first_reasons(fail)
+    if not reasons:
+        return Measured("", (_last_ev(fail),))
+    return Measured(reasons[0], (_reason_ev(fail, reasons[0]),))
+
+
+@fact("realcode: layer_idx, recompile limit", LAYER_IDX, outcomes=("not hit", "hit, then stayed"))
+def layer_limit(fail: SnippetResult) -> Measured:
+    m = _limit_fact(fail)
+    if m.outcome == "hit, then stayed":
+        lines = [ln for ln in fail.output.splitlines() if "hit config." in ln or "last reason" in ln]
+        m.slots["warning"] = Derived(lines, "\n".join(lines))
+    return m
+
+
+@fact(
+    "realcode: layer_idx in a buffer, graphs for 12 blocks",
+    LAYER_BUFFER,
+    outcomes=("one graph", "a graph per block"),
+)
+def buffer_graphs(fix: SnippetResult) -> Measured:
+    blocks = steps(fix.stdout)
+    b = _final(fix)
+    slots = {"n": Derived(len(blocks)), "b": str(b), "bg": _graphs(b)}
+    if b == 1:
+        return Measured(b, (_last_ev(fix),), "one graph", slots)
+    if b == len(blocks):
+        return Measured(b, (_last_ev(fix),), "a graph per block", slots)
+    raise LookupError(f"{b} graphs for {len(blocks)} blocks")
+
+
+def layer_table(fail: SnippetResult, fix: SnippetResult) -> str:
+    a, b = steps(fail.stdout), steps(fix.stdout)
+    rows = [
+        [la, str(ga) + markers_for([line_of(fail, la + " ")]), str(gb) + markers_for([line_of(fix, la + " ")])]
+        for (la, ga), (_, gb) in zip(a, b, strict=False)
+    ]
+    return table(["block", "unique_graphs, layer_idx read in forward", "unique_graphs, a buffer"], rows, "-rr")
+
+
+# -- guard overhead -----------------------------------------------------------------------------
+def guard_overhead(result: SnippetResult) -> dict:
+    out = result.stdout
+    times = {m.group(1): m.group(2) for m in re.finditer(r"^(.+?): ([\d.]+) us per call$", out, re.M)}
+    filt = re.search(r"guard_filter_fn: (\d+) guards offered, (\d+) kept", out)
+    latencies = re.findall(r"Guard eval latency = ([\d.]+) ?(\w+)", result.log("guards"))
+    return {
+        "times": times,
+        "offered": int(filt.group(1)) if filt else None,
+        "kept": int(filt.group(2)) if filt else None,
+        "latencies": latencies,
+        "available": "does not exist in this torch" not in out,
+    }
+
+
+@fact(
+    "realcode: guard_filter_fn with skip_guard_on_all_nn_modules_unsafe",
+    GUARD_OVERHEAD,
+    show=lambda v: v if isinstance(v, str) else f"{v[0]} guards offered, {v[1]} kept",
+    outcomes=("absent", "filtered"),
+)
+def guard_filter(result: SnippetResult) -> Measured:
+    g = guard_overhead(result)
+    if not g["available"]:
+        return Measured("absent", (line_of(result, "does not exist in this torch"),), "absent")
+    if g["offered"] is None:
+        raise LookupError("the filter printed nothing")
+    return Measured(
+        (g["offered"], g["kept"]),
+        (line_of(result, "guard_filter_fn: "),),
+        "filtered",
+        {"offered": str(g["offered"]), "kept": str(g["kept"])},
+    )
+
+
+_EVERY, _SKIPPED = "compiled, every guard", "compiled, module guards skipped"
+
+
+@fact(
+    "realcode: median µs per call, every guard and module guards skipped",
+    GUARD_OVERHEAD,
+    show=lambda v: f"{v[0]}, {v[1]}" if v[1] else f"{v[0]}, not run",
+    outcomes=("single runs", "no filtered run"),
+    varies=True,
+)
+def guard_timings(result: SnippetResult) -> Measured:
+    """Two medians, one run each, no spread: the outcome says so, and draws no direction."""
+    times = guard_overhead(result)["times"]
+    if _EVERY not in times:
+        raise LookupError("no timing of the compiled model")
+    every, skipped = times[_EVERY], times.get(_SKIPPED)
+    evidence = (line_of(result, _EVERY + ": "),)
+    slots = {"every": every}
+    if skipped is None:
+        return Measured((every, None), evidence, "no filtered run", slots)
+    return Measured(
+        (every, skipped), evidence + (line_of(result, _SKIPPED + ": "),), "single runs", slots | {"skipped": skipped}
+    )
+
+
+@fact("realcode: the guards log's Guard eval latency line", GUARD_OVERHEAD, outcomes=("present", "absent"))
+def latency_line(result: SnippetResult) -> Measured:
+    lines = [ln.strip() for ln in result.output.splitlines() if "Guard eval latency" in ln]
+    if not lines:
+        return Measured("absent", (line_of(result, "compiled, every guard: "),), "absent")
+    lat = guard_overhead(result)["latencies"]
+    return Measured(
+        "present",
+        tuple(line_of(result, ln) for ln in lines),
+        "present",
+        {"lat": Derived(lat, ", then ".join(f"{v} {u}" for v, u in lat))},
+    )
+
+
+def guard_overhead_table(result: SnippetResult) -> str:
+    g = guard_overhead(result)
+    rows = [[label, us + markers_for([line_of(result, f"{label}: ")])] for label, us in g["times"].items()]
+    return table(["model", "median µs per call, one run (this build's machine)"], rows, "-r")
+
+
+# -- diagnosis ----------------------------------------------------------------------------------
+SET_LOGS = run("realcode/set_logs.py")
+_VERBOSE_FROM = "--- recompiles_verbose from here"
+_SECTION = re.compile(r"^\s*guard \d+ failures:")
+
+
+def set_logs_halves(result: SnippetResult) -> tuple[list[str], list[str]]:
+    """The displayed output before and after the snippet switched to recompiles_verbose."""
+    lines = result.output.splitlines()
+    at = next((i for i, ln in enumerate(lines) if ln.strip() == _VERBOSE_FROM), None)
+    if at is None:
+        raise LookupError(f"{result.path}: no {_VERBOSE_FROM!r} line in its output")
+    if result.log("recompiles") and not any(ln.startswith("Recompiling function") for ln in lines[:at]):
+        # a record made when the page did not show the channels a snippet turned on itself
+        raise LookupError(f"{result.path}: this record's displayed output does not hold the set_logs records")
+    return lines[:at], lines[at + 1 :]
+
+
+@fact("realcode: set_logs(recompiles=True), recompiles logged", SET_LOGS, outcomes=("none", "one", "several"))
+def set_logs_recompiles(result: SnippetResult) -> Measured:
+    before, _ = set_logs_halves(result)
+    headers = [ln for ln in before if ln.startswith("Recompiling function")]
+    evidence = tuple(line_of(result, ln) for ln in headers[:1]) or (line_of(result, _VERBOSE_FROM),)
+    n = len(headers)
+    return Measured(n, evidence, "none" if n == 0 else "one" if n == 1 else "several", {"n": Derived(n)})
+
+
+@fact(
+    "realcode: set_logs(recompiles_verbose=True), sections per cache entry",
+    SET_LOGS,
+    outcomes=("sections", "no sections"),
+)
+def set_logs_sections(result: SnippetResult) -> Measured:
+    before, after = set_logs_halves(result)
+    sections = [ln.strip() for ln in after if _SECTION.match(ln)]
+    start = len(before) + 1
+    evidence = tuple(line_of(result, ln, start) for ln in sections) or (line_of(result, _VERBOSE_FROM),)
+    n = len(sections)
+    return Measured(n, evidence, "sections" if n else "no sections", {"k": Derived(n)})
+
+
+def set_logs_failures(result: SnippetResult) -> list[list[str]]:
+    """The failure lines of each recompiles_verbose section, in order (after the switch)."""
+    _, after = set_logs_halves(result)
+    sections: list[list[str]] = []
+    for ln in after:
+        if _SECTION.match(ln):
+            sections.append([])
+        elif sections and re.match(r"^\s*- ", ln) and not re.match(r"^\s*-\s{2,}", ln):
+            sections[-1].append(ln.strip())
+        elif sections and ln.startswith("Recompiling function"):
+            break
+    return sections
+
+
+@fact(
+    "realcode: set_logs(recompiles_verbose=True), failed guards listed per section",
+    SET_LOGS,
+    show=lambda v: ", ".join(map(str, v)) or "no sections",
+    outcomes=("one per section", "several per section", "no sections"),
+)
+def set_logs_failures_per_section(result: SnippetResult) -> Measured:
+    sections = set_logs_failures(result)
+    start = len(set_logs_halves(result)[0]) + 1
+    evidence = tuple(line_of(result, ln, start) for sec in sections for ln in sec) or (line_of(result, _VERBOSE_FROM),)
+    counts = tuple(len(sec) for sec in sections)
+    if not counts:
+        return Measured(counts, evidence, "no sections")
+    if set(counts) == {1}:
+        return Measured(counts, evidence, "one per section")
+    if min(counts) > 1:
+        return Measured(
+            counts, evidence, "several per section", {"counts": Derived(counts, " and ".join(map(str, counts)))}
+        )
+    raise LookupError(f"sections listing {counts} failed guards")
+
+
+def stance_results(result: SnippetResult) -> dict[str, str]:
+    return {m.group(1): m.group(2) for m in re.finditer(r"^(test_\w+): (PASSED|FAILED.*)$", result.stdout, re.M)}
+
+
+def _outcome(text: str) -> str:
+    m = re.match(r"FAILED, (\w+)", text)
+    return f"FAILED ({m.group(1)})" if m else text.split(",")[0]
+
+
+@fact(
+    "realcode: a fail_on_recompile test (fixed batch size, batch marked dynamic)",
+    STANCE_TEST,
+    show=lambda v: v if isinstance(v, str) else f"{v[0]}, {v[1]}",
+    outcomes=("set_stance absent", "fixed failed, marked passed", "both passed"),
+)
+def stance_test(result: SnippetResult) -> Measured:
+    if "does not exist in this torch" in result.stdout:
+        return Measured("set_stance absent", (line_of(result, "does not exist in this torch"),), "set_stance absent")
+    r = stance_results(result)
+    fixed, marked = r["test_fixed_batch_size"], r["test_batch_marked_dynamic"]
+    value = (_outcome(fixed), _outcome(marked))
+    evidence = (line_of(result, "test_fixed_batch_size: "), line_of(result, "test_batch_marked_dynamic: "))
+    if marked != "PASSED":
+        raise LookupError(f"test_batch_marked_dynamic: {marked}")
+    if fixed == "PASSED":
+        return Measured(value, evidence, "both passed")
+    msg = fixed[len("FAILED, ") :]
+    return Measured(value, evidence, "fixed failed, marked passed", {"msg": Derived(msg, shorten(msg, 110))})
+
+
+@fact("realcode: files written under TORCH_TRACE", TRACE, outcomes=("report built", "no trace file"))
+def trace_files(result: SnippetResult) -> Measured:
+    m = re.search(r"^trace files written: (\d+)", result.stdout, re.M)
+    if not m:
+        raise LookupError("the run printed no count")
+    n = int(m.group(1))
+    evidence = (line_of(result, "trace files written: "),)
+    traced = any(name.startswith("trace/") for name in result.artifacts)
+    if n == 0 and not traced:
+        return Measured(n, evidence, "no trace file")
+    if n and traced:
+        report = links.report_path(result)
+        return Measured(
+            n,
+            evidence,
+            "report built",
+            {
+                "files": Derived(n, plural(n, "trace file")),
+                "report": Derived(relative_link(PAGE_URL, report + "index.html")),
+                "raw": Derived(relative_link(PAGE_URL, report + "raw.log")),
+            },
+        )
+    raise LookupError(f"{n} trace files printed, {'a' if traced else 'no'} trace recorded")

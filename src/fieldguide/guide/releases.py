@@ -1,0 +1,323 @@
+"""The release matrix, rendered: every named fact, one column per measured torch release.
+
+The releases are listed in records/releases.toml; each has a committed record
+(records/torch-X.Y.Z.json.gz, written by `nox -s matrix`). The column of the release this site
+was built with comes from the live build, never from its committed record. An entry whose
+snippet changed after its release was measured is *stale*: it is never shown as that release's
+value, only named, with the command that measures it again.
+
+Renders only: reads records, never executes.
+"""
+
+from __future__ import annotations
+
+import functools
+import html
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..run.context import BuildContext, ReplayState, active
+from ..run.record import BuildRecord, SnippetResult
+from .facts import facts_with_sources
+
+
+@dataclass
+class Column:
+    release: str
+    build: BuildRecord | None  # None: listed, not measured yet
+    live: bool = False  # this build's own release, executed now
+    stale: set[tuple] = field(default_factory=set)  # entry keys whose snippet changed since
+    missing: list[str] = field(default_factory=list)  # today's snippets the record has no entry for
+
+    @property
+    def measured(self) -> str:
+        return self.build.built_at if self.build else ""
+
+
+@dataclass
+class Cell:
+    value: str | None  # None: no value (not measured, stale, or the release has no such thing)
+    state: str  # "ok", "stale", "missing" (the snippet did not run on it), "unmeasured"
+    sources: list[SnippetResult] = field(default_factory=list)
+    changed: bool = False  # differs from the nearest measured release before it
+
+
+def _key(s: SnippetResult) -> tuple:
+    return (s.path, tuple(sorted(s.env.items())))
+
+
+def releases_list(root: Path) -> tuple[str, list[str]]:
+    data = tomllib.loads((root / "records" / "releases.toml").read_text(encoding="utf-8"))
+    return data["default"], list(data["releases"])
+
+
+def record_file(root: Path, release: str) -> Path:
+    return root / "records" / f"torch-{release}.json.gz"
+
+
+@functools.lru_cache(maxsize=32)
+def _read(path: str, mtime_ns: int) -> BuildRecord:
+    return BuildRecord.read(Path(path))
+
+
+def read_record(path: Path) -> BuildRecord:
+    """A committed record, read once per build (the page and the plugin both need it)."""
+    return _read(str(path), path.stat().st_mtime_ns)
+
+
+def of_build(build: BuildContext) -> list[Column]:
+    """The columns of the build in progress (page code: `releases.of_build(context.active())`)."""
+    return columns(build.settings.root, build.record, build.render.replay if build.render else None)
+
+
+def columns(root: Path, live: BuildRecord, replay: ReplayState | None = None) -> list[Column]:
+    """One column per listed release, oldest first; the live build stands in for its own release
+    (a copy rendered from a record, `replay`, has no live column: nox -s publish)."""
+    _, listed = releases_list(root)
+    today = {_key(s): s.digest for s in live.snippets}
+    live_release = live.torch.split("+")[0]
+    if replay is not None:
+        today, live_release = replay.today, None
+    out = []
+    for release in listed:
+        if release == live_release:
+            out.append(Column(release, live, live=True))
+            continue
+        path = record_file(root, release)
+        if not path.exists():
+            out.append(Column(release, None))
+            continue
+        build = read_record(path)
+        stale = {_key(s) for s in build.snippets if _key(s) in today and s.digest != today[_key(s)]}
+        have = {_key(s) for s in build.snippets}
+        missing = sorted(" ".join([p, *(f"{k}={v}" for k, v in env)]) for p, env in today if (p, env) not in have)
+        out.append(Column(release, build, stale=stale, missing=missing))
+    return out
+
+
+# facts_with_sources of one record object: a pure function of the record and the gym's drill
+# files, so it is kept for as long as the very same object is in use (read_record returns one
+# object per committed file version; each build makes a new live record). The pages ask for the
+# matrix several times per build, and `mkdocs serve` asks again on every rebuild.
+_FACTS_MEMO: dict[tuple, tuple[BuildRecord, dict]] = {}
+_FACTS_MEMO_SIZE = 48
+
+
+def _drills_stamp(snippets_dir: Path | None) -> tuple:
+    if snippets_dir is None:
+        return ()
+    return tuple((p.name, p.read_bytes()) for p in sorted((snippets_dir / "gym").glob("gym-*.toml")))
+
+
+def record_facts(build: BuildRecord, snippets_dir: Path | None) -> dict:
+    """facts_with_sources(build, snippets_dir), computed once per record object and drill set."""
+    key = (id(build), str(snippets_dir), _drills_stamp(snippets_dir))
+    hit = _FACTS_MEMO.get(key)
+    if hit is not None and hit[0] is build:  # the same object (the key pins it: its id is not reused)
+        return hit[1]
+    found = facts_with_sources(build, snippets_dir)
+    _FACTS_MEMO[key] = (build, found)
+    while len(_FACTS_MEMO) > _FACTS_MEMO_SIZE:
+        _FACTS_MEMO.pop(next(iter(_FACTS_MEMO)))
+    return found
+
+
+_ROWS_MEMO: list[tuple] = []  # [(key, cols, rows)]: the last matrix (a page asks for it several times)
+
+
+def fact_rows(cols: list[Column], snippets_dir: Path | None) -> dict[str, list[Cell]]:
+    """fact name -> one cell per column, in the order facts are defined (the live build's first)."""
+    key = (
+        tuple((c.release, id(c.build), c.live, frozenset(c.stale)) for c in cols),
+        str(snippets_dir),
+        _drills_stamp(snippets_dir),
+    )
+    if _ROWS_MEMO and _ROWS_MEMO[0][0] == key:  # the same record objects (the memo pins them)
+        return _ROWS_MEMO[0][2]
+    rows = _fact_rows(cols, snippets_dir)
+    _ROWS_MEMO[:] = [(key, list(cols), rows)]
+    return rows
+
+
+def _fact_rows(cols: list[Column], snippets_dir: Path | None) -> dict[str, list[Cell]]:
+    per_column = [record_facts(c.build, snippets_dir) if c.build else {} for c in cols]
+    names: list[str] = []
+    for found in sorted(per_column, key=lambda f: -len(f)):
+        names += [n for n in found if n not in names]
+    rows: dict[str, list[Cell]] = {}
+    for name in names:
+        cells, previous = [], None
+        for col, found in zip(cols, per_column, strict=True):
+            if col.build is None:
+                cells.append(Cell(None, "unmeasured"))
+                continue
+            if name not in found:
+                cells.append(Cell(None, "missing"))
+                continue
+            value, sources = found[name]
+            if any(_key(s) in col.stale for s in sources):
+                cells.append(Cell(None, "stale", sources))
+                continue
+            cells.append(Cell(value, "ok", sources, changed=previous is not None and value != previous))
+            previous = value
+        rows[name] = cells
+    return rows
+
+
+def output_path(release: str, result: SnippetResult) -> str:
+    """Where a release's output of one snippet is published (site-relative)."""
+    env = "".join(f".{k}={v}" for k, v in sorted(result.env.items()))
+    return f"outputs/torch-{release}/{result.path.removeprefix('snippets/')}{env}.txt"
+
+
+def output_files(cols: list[Column]) -> dict[str, str]:
+    """Every measured output of every release, as plain text files the matrix cells link to."""
+    files = {}
+    for col in cols:
+        if col.build is None:
+            continue
+        for s in col.build.snippets:
+            head = f"# torch {col.release}, measured {s.measured_at or col.measured}: {s.path}"
+            head += "".join(f" {k}={v}" for k, v in sorted(s.env.items()))
+            if _key(s) in col.stale:
+                head += f"\n# STALE: this snippet changed after torch {col.release} was measured; re-measure with `nox -s matrix -- {col.release}`"
+            files[output_path(col.release, s)] = f"{head}\n\n{s.output}"
+    return files
+
+
+# -- rendering ---------------------------------------------------------------------------------
+def _cell_html(col: Column, cell: Cell, prefix: str) -> str:
+    e = html.escape
+    if cell.state == "unmeasured":
+        return f'<td class="fg-cell-none" title="torch {e(col.release)} is not measured yet">not measured</td>'
+    if cell.state == "missing":
+        return f'<td class="fg-cell-none" title="no result on torch {e(col.release)}">—</td>'
+    link = prefix + output_path(col.release, cell.sources[0]) if cell.sources else ""
+    if cell.state == "stale":
+        return (
+            f'<td class="fg-cell-stale"><a href="{e(link)}">stale</a>'
+            f"<br><small>re-measure: <code>nox -s matrix -- {e(col.release)}</code></small></td>"
+        )
+    mark = ' <span class="fg-changed" title="changed from the release before">▲</span>' if cell.changed else ""
+    cls = ' class="fg-cell-changed"' if cell.changed else ""
+    return f'<td{cls} data-value="{e(cell.value or "")}"><a href="{e(link)}">{e(cell.value or "")}</a>{mark}</td>'
+
+
+GYM_ROW = "GYM·"  # rows named after a gym scenario ("GYM·10 twin-module"): the drills' answer keys
+
+
+def split_gym(rows: dict[str, list[Cell]]) -> tuple[dict[str, list[Cell]], dict[str, list[Cell]]]:
+    """(the facts, the gym's answers): the page shows the answers only behind a spoiler."""
+    facts = {n: c for n, c in rows.items() if not n.startswith(GYM_ROW)}
+    return facts, {n: c for n, c in rows.items() if n.startswith(GYM_ROW)}
+
+
+def gym_spoiler(cols: list[Column], rows: dict[str, list[Cell]], prefix: str = "../") -> str:
+    """The gym's verdicts per release, collapsed behind a labelled spoiler and kept out of search:
+    they are the drills' answer keys."""
+    _, answers = split_gym(rows)
+    if not answers:
+        return ""
+    return (
+        '<details class="fg-spoiler" data-search-exclude><summary>Spoiler: the gym\'s answers on every release '
+        f"({len(answers)} scenarios; open after you have done the drills)</summary>"
+        + matrix_table(cols, answers, prefix, label="Gym answers by torch release")
+        + "</details>"
+    )
+
+
+def matrix_table(
+    cols: list[Column], rows: dict[str, list[Cell]], prefix: str = "../", label: str = "Facts by torch release"
+) -> str:
+    """The Across releases table as HTML (links relative to the page by `prefix`)."""
+    e = html.escape
+    head = "".join(
+        f'<th scope="col" data-release="{e(c.release)}">{e(c.release)}{" (this build)" if c.live else ""}</th>'
+        for c in cols
+    )
+    body = []
+    for name, cells in rows.items():
+        tds = "".join(_cell_html(c, cell, prefix) for c, cell in zip(cols, cells, strict=True))
+        body.append(f'<tr><th scope="row">{e(name)}</th>{tds}</tr>')
+    return (
+        f'<div class="fg-matrix" tabindex="0" role="region" aria-label="{e(label)}">'
+        f'<table><thead><tr><th scope="col">fact</th>{head}</tr></thead><tbody>{"".join(body)}</tbody></table></div>'
+    )
+
+
+def _span(releases: list[str]) -> str:
+    return releases[0] if len(releases) == 1 else f"{releases[0]} to {releases[-1]}"
+
+
+def history(cols: list[Column], rows: dict[str, list[Cell]], name: str) -> str:
+    """One sentence for one fact across the measured releases, from the matrix (never typed)."""
+    cells = rows.get(name)
+    if not cells:
+        return f"No measured release answers “{name}”."
+    runs: list[tuple[str, list[str]]] = []
+    for col, cell in zip(cols, cells, strict=True):
+        if cell.state != "ok":
+            continue
+        if runs and runs[-1][0] == cell.value:
+            runs[-1][1].append(col.release)
+        else:
+            runs.append((cell.value, [col.release]))
+    if not runs:
+        return f"No current measurement answers “{name}”."
+    measured = [r for _, rs in runs for r in rs]
+    unmeasured = [c.release for c, cell in zip(cols, cells, strict=True) if cell.state != "ok"]
+    gap = f" No current measurement for {', '.join(unmeasured)}." if unmeasured else ""
+    if len(runs) == 1:
+        where = "on every measured release" if len(measured) > 1 else "on the one release measured"
+        return f"**{name}**: `{runs[0][0]}` {where} ({_span(measured)}).{gap}"
+    parts = []
+    for i, (value, rels) in enumerate(runs):
+        last = i == len(runs) - 1 and rels[-1] == cols[-1].release and len(rels) > 1
+        parts.append(f"`{value}` {'from ' + rels[0] + ' on' if last else 'on ' + _span(rels)}")
+    return f"**{name}**: " + "; ".join(parts) + "." + gap
+
+
+def first_release(cols: list[Column], rows: dict[str, list[Cell]], name: str, value: str) -> str | None:
+    """The first measured release whose value of a fact is `value`, or None."""
+    for col, cell in zip(cols, rows.get(name, []), strict=False):
+        if cell.state == "ok" and cell.value == value:
+            return col.release
+    return None
+
+
+def stale_summary(cols: list[Column]) -> list[tuple[str, list[str]]]:
+    """(release, [stale entries]) for every release with stale entries: for the build report."""
+    out = []
+    for col in cols:
+        if col.stale:
+            out.append((col.release, sorted(p + "".join(f" {k}={v}" for k, v in env) for p, env in col.stale)))
+    return out
+
+
+# -- other releases, from the committed records (never typed) ------------------------------------
+_matrix_cache: dict[tuple, tuple] = {}
+
+
+def _matrix():
+    """The release matrix for the build in progress: (columns, fact rows), computed once per build."""
+    build_context = active()
+    build = build_context.record
+    key = (id(build), build.torch, build.built_at, len(build.snippets))
+    if key not in _matrix_cache:
+        cols = of_build(build_context)
+        _matrix_cache.clear()
+        _matrix_cache[key] = (cols, fact_rows(cols, build_context.settings.snippets_dir))
+    return _matrix_cache[key]
+
+
+def across(*names: str) -> str:
+    """How the releases this guide measures answer the same facts: a collapsed note, one line per fact,
+    rendered from the committed release records by the Across releases page's own code."""
+    cols, rows = _matrix()
+    lines = [f"    - {history(cols, rows, name)}" for name in names]
+    return (
+        '??? abstract "On the other releases this guide measures"\n\n'
+        + "\n".join(lines)
+        + ("\n\n    Each value links from the [Across releases](../releases/) table to the output it was read from.\n")
+    )

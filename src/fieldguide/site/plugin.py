@@ -1,0 +1,479 @@
+"""The MkDocs plugin that wires the pipeline stages into a build.
+
+    on_startup     remember the command; under `mkdocs serve` the plugin (and its executor) live
+                   for the whole session, so rebuilds reuse warm workers that imported torch once
+    on_config      resolve the settings once (settings.py); register the ``snippet`` fence
+                   (render.py); put the chapters (settings.chapters) into the nav; build into a
+                   temporary directory next to site_dir
+    on_files       collect (collect.py) -> execute (execute.py) -> record (record.py); activate the
+                   build context (context.py) that pages render from; add downloads and notebooks
+    pages          render from the record; a fence that fails to render, or a claim whose evidence
+                   the page does not show (claims.py), fails the build, naming the page
+    on_post_build  write record.json; prune the cache to its size cap; swap the finished site
+                   into site_dir
+    on_shutdown    stop the executor's workers
+
+A build that fails or is interrupted leaves the previous site_dir as it was (never empty).
+
+Under `mkdocs serve` the plugin also starts the warm workers in the background after the first
+build (so the first edit does not pay for importing torch) and keeps the theme's compiled
+templates between rebuilds (a Jinja2 bytecode cache in memory): an edit to one snippet costs
+that snippet's run plus rendering, not a torch import and a template compile. Every rebuild
+still renders every page from the new record; what it keeps is content-addressed only
+(serving.py: generated files hard-linked from a store, search entries and highlighted code by
+their inputs), so a served page is always what a full build of the same files shows.
+"""
+
+from __future__ import annotations
+
+import atexit
+import functools
+import hashlib
+import json
+import logging
+import os
+import shutil
+import sys
+import tempfile
+import threading
+from pathlib import Path
+
+import jinja2
+from mkdocs.exceptions import PluginError
+from mkdocs.plugins import BasePlugin, event_priority
+
+from ..guide import claims, explain, gym, releases
+from ..run import context, record
+from . import downloads, notebook, render, serving, tlparse
+from ..run.cache import Cache
+from ..run.collect import CollectError
+from ..run.execute import ExecutionFailed, current_toolchain, execute, source_digest
+from ..run.executors import make_executor
+from ..run.fences import FENCE_NAME, find_fences
+from ..run.identity import SnippetId
+from ..guide.jobs import jobs_for_pages
+from ..run.progress import log
+from ..run.settings import FieldGuideConfig, Settings, SettingsError
+from .workdirs import make_owned
+
+NAV_CHAPTERS = "fieldguide:chapters"  # placeholders in mkdocs.yml's nav, filled from the chapters option
+NAV_NOTEBOOKS = "fieldguide:notebooks"
+PARTIAL_PREFIX = ".fieldguide-partial-"
+
+
+def _fail(message: str) -> PluginError:
+    return PluginError(f"fieldguide: {message}")
+
+
+def engine_fingerprint() -> str:
+    """Changes when the engine's code changes (a warm worker imported the old one)."""
+    here = Path(__file__).resolve().parents[1]  # the whole package, every stage
+    stats = sorted((str(p.relative_to(here)), p.stat().st_mtime_ns, p.stat().st_size) for p in here.rglob("*.py"))
+    return hashlib.sha256(repr(stats).encode()).hexdigest()[:16]
+
+
+class _WarningCount(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.count = 0
+
+    def emit(self, record) -> None:
+        self.count += 1
+
+
+def _remove(path: Path | None) -> None:
+    if path is not None and path.exists():
+        shutil.rmtree(path, ignore_errors=True)
+
+
+class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
+    def __init__(self) -> None:
+        self.command = "build"
+        self._executor = None
+        self._executor_key: tuple | None = None
+        self.settings: Settings | None = None
+        self.build: context.BuildContext | None = None
+        self._templates = _MemoryBytecodeCache()
+        self._prewarmed = False
+        self._store: serving.FileStore | None = None  # serve: generated files, kept by content
+        self._swaps = 0
+        self._search = serving.SearchMemo()
+
+    def on_startup(self, *, command, dirty) -> None:
+        # Defining on_startup keeps this object for the whole `mkdocs serve` session.
+        self.command = command
+
+    def on_shutdown(self) -> None:
+        self._close_executor()
+        if self._store is not None:
+            self._store.close()
+
+    def on_config(self, config):
+        if "pymdownx.superfences" not in config["markdown_extensions"]:
+            raise _fail("the 'pymdownx.superfences' markdown extension is required")
+        root = Path(config["config_file_path"]).resolve().parent
+        try:
+            self.settings = settings = Settings.resolve(self.config, root)
+        except SettingsError as exc:
+            raise _fail(str(exc)) from None
+        self.render_state = render.RenderState(settings.snippets_dir)
+        if not settings.publish:
+            # the release selector reads ../versions.json, which only a published tree has
+            # (nox -s publish sets FIELDGUIDE_PUBLISH): a single build would request it in vain
+            config["extra"].pop("version", None)
+        self.expected: dict[str, int] = {}
+        fences = config["mdx_configs"].setdefault("pymdownx.superfences", {}).setdefault("custom_fences", [])
+        fences[:] = [f for f in fences if f.get("name") != FENCE_NAME]
+        fences.append(
+            {
+                "name": FENCE_NAME,
+                "class": FENCE_NAME,
+                "validator": render.validator,
+                "format": functools.partial(render.formatter, state=self.render_state),
+            }
+        )
+        if config["nav"]:
+            config["nav"] = self._nav(config["nav"])
+        self._build_into_partial(config)
+        return config
+
+    def _nav(self, nav: list) -> list:
+        """Fill the nav's placeholders with one entry per chapter (its page, or its notebook)."""
+        chapters = self.settings.chapters
+        fill = {
+            NAV_CHAPTERS: [{f"{ch.number}. {ch.title}": ch.page} for ch in chapters],
+            NAV_NOTEBOOKS: [{f"Notebook {ch.number}: {ch.title}": notebook.page_of(ch)} for ch in chapters],
+        }
+
+        def walk(items):
+            out = []
+            for item in items:
+                if isinstance(item, dict):
+                    ((title, value),) = item.items()
+                    if isinstance(value, str) and value in fill:
+                        out.append({title: fill[value]})
+                    elif isinstance(value, list):
+                        out.append({title: walk(value)})
+                    else:
+                        out.append(item)
+                else:
+                    out.append(item)
+            return out
+
+        return walk(nav)
+
+    # -- the site directory: replaced only by a finished build -----------------------------------
+    def _build_into_partial(self, config) -> None:
+        self.final_site = Path(config["site_dir"]).resolve()
+        parent = self.final_site.parent
+        parent.mkdir(parents=True, exist_ok=True)
+        self.partial = make_owned(parent, PARTIAL_PREFIX)  # (and removes one left by a build that was killed)
+        if self.command == "serve" and self._store is None:
+            self._store = serving.FileStore(parent)
+        atexit.register(_remove, self.partial)
+        config["site_dir"] = str(self.partial)
+        self.warnings = _WarningCount()
+        logging.getLogger("mkdocs").addHandler(self.warnings)
+        self.strict = bool(config.get("strict"))
+
+    def _swap_into_place(self) -> None:
+        old = None
+        if self.final_site.exists():
+            self._swaps += 1
+            old = self.final_site.with_name(f"{PARTIAL_PREFIX}{os.getpid()}-old-{self._swaps}")
+            _remove(old)
+            os.rename(self.final_site, old)
+        os.rename(self.partial, self.final_site)
+        if old is not None and self.command == "serve":  # nothing serves it any more
+            serving.remove_later(old)
+        else:
+            _remove(old)
+
+    def on_build_error(self, error, **kwargs):
+        logging.getLogger("mkdocs").removeHandler(self.warnings)
+        _remove(getattr(self, "partial", None))
+        context.activate(None)
+
+    # -- pages: every fence the collector found is rendered, any render error fails the build, and
+    #    every claim's evidence is on its page ---------------------------------------------------
+    def on_page_markdown(self, markdown, page, config, files):
+        state = self.render_state
+        state.start_page(page.file.src_uri, page.url)
+        self.expected[page.file.src_uri] = len(find_fences(markdown))
+        if state.replay is not None:  # a copy rendered from a record: say what changed since
+            markdown = render.replay_page_markdown(markdown, f"{self.docs_label}/{page.file.src_uri}", state.replay)
+        self._page_markdown = markdown
+        claims.begin_page()  # collect the claims this page's code renders
+        markdown = self._explain(markdown, f"{self.docs_label}/{page.file.src_uri}")
+        # Search ranks a chapter's section above the other pages that mention the same name
+        # (notebooks are not indexed at all: notebook.py); a page's own front matter wins.
+        if page.file.src_uri in {ch.page for ch in self.settings.chapters}:
+            page.meta.setdefault("search", {}).setdefault("boost", notebook.CHAPTER_SEARCH_BOOST)
+        return markdown
+
+    def _explain(self, markdown: str, where: str) -> str:
+        """The page's explain blocks, each replaced by the text written for the outcome its fact took
+        on this build; a block missing the text of an outcome any measured release took fails the build."""
+        if explain.BLOCK_NAME not in markdown:
+            return markdown
+        build = context.active().record
+        if getattr(self, "_explain_for", None) is not build:
+            replay = self.render_state.replay
+            cols = releases.columns(self.settings.root, build, replay) if self._has_releases() else []
+            self._explain_records = [(c.release, c.build) for c in cols if c.build is not None]
+            if not any(c.live for c in cols) and replay is None:
+                self._explain_records.append((build.torch, build))
+            self._explain_for = build
+        try:
+            markdown, _ = explain.render_blocks(markdown, build, build.torch, self._explain_records)
+        except explain.ExplainError as exc:
+            raise _fail(
+                f"{where}: explanations that cannot be rendered:\n  " + str(exc).replace("\n", "\n  ")
+            ) from None
+        return markdown
+
+    def _has_releases(self) -> bool:
+        return (self.settings.root / "records" / "releases.toml").exists()
+
+    def on_page_content(self, html, page, config, files):
+        state, where = self.render_state, f"{self.docs_label}/{page.file.src_uri}"
+        if state.errors:
+            raise _fail(f"{where}: a snippet fence failed to render:\n  " + "\n  ".join(state.errors))
+        expected = self.expected.get(page.file.src_uri, 0)
+        shown = html.count(render.SHOWN_MARK)  # formatted and on the page, not put back as raw text
+        html = html.replace(render.SHOWN_MARK, "")
+        if state.rendered != expected or shown != expected:
+            raise _fail(
+                f"{where}: {expected} snippet fence(s) collected but {shown} rendered; "
+                'write each fence as ```snippet path="..."``` on a line of its own, outside indented code'
+            )
+        if state.replay is not None:  # a copy from a record: its notices say what cannot be checked
+            claims.begin_page()  # (forget this page's claims)
+            return html
+        wrong = claims.end_page(getattr(self, "_page_markdown", ""), context.active().record)
+        if wrong:
+            raise _fail(f"{where}: claims without their evidence on the page:\n" + "\n".join(wrong))
+        return html
+
+    def on_files(self, files, config):
+        settings = self.settings
+        docs = Path(config["docs_dir"]).resolve()
+        docs_label = self.docs_label = os.path.relpath(docs, settings.root)
+        pages, urls = {}, {}
+        for file in files.documentation_pages():
+            name = f"{docs_label}/{file.src_uri}"
+            pages[name] = Path(file.abs_src_path).read_text(encoding="utf-8")
+            urls[name] = file.url or "./"
+        missing = [ch.page for ch in settings.chapters if f"{docs_label}/{ch.page}" not in pages]
+        if missing:
+            raise _fail(f"chapters listed in mkdocs.yml have no page: {', '.join(missing)}")
+        try:
+            jobs = jobs_for_pages(pages, docs_label, settings.snippets_dir)
+        except gym.DrillError as exc:
+            raise _fail(str(exc)) from None
+        except CollectError as exc:
+            raise _fail(f"bad snippet fence(s):\n{exc}") from None
+        base = self._base()  # a bad base record fails the build before anything runs
+        if settings.replay:  # execution disabled: render from an earlier build's record
+            build = self._replay(settings.replay, jobs)
+        else:
+            build = record.BuildRecord.new(current_toolchain().torch, self._execute(jobs))
+        config["extra"]["fieldguide_release"] = render.release_banner(
+            build, live=not settings.replay, replay=self.render_state.replay
+        )
+        for result in build.snippets:
+            result.pages = [urls[p] for p in result.pages]
+        self.build = context.BuildContext(settings, build, base, self.render_state)
+        context.activate(self.build)
+        self._add_downloads(files, config, build.snippets)
+        self._add_release_outputs(files, config, build)
+        self._add_notebooks(files, config, docs)
+        return files
+
+    def _add_notebooks(self, files, config, docs: Path) -> None:
+        """Each chapter's notebook (.ipynb and its page), from the snippets and this build's outputs."""
+        for src_uri, content in notebook.generate(
+            self.settings.chapters, docs, self.settings.snippets_dir, context.current()
+        ).items():
+            files.append(serving.generated(config, src_uri, self._store, content=content))
+
+    def _executor_for(self, settings: Settings):
+        """The executor, kept across the rebuilds of one `mkdocs serve` while nothing it depends on changed."""
+        key = (
+            settings.executor,
+            settings.workers,
+            str(settings.root),
+            sys.executable,
+            current_toolchain().torch,
+            engine_fingerprint(),
+        )
+        if self._executor is not None and key != self._executor_key:
+            self._close_executor()
+        if self._executor is None:
+            try:
+                self._executor = make_executor(
+                    settings.executor, cwd=settings.root, workers=settings.workers, root=settings.root
+                )
+            except ValueError as exc:
+                raise _fail(str(exc)) from None
+            self._executor_key = key
+        return self._executor
+
+    def _close_executor(self) -> None:
+        if self._executor is not None:
+            self._executor.close()
+        self._executor, self._executor_key = None, None
+
+    def _execute(self, jobs):
+        settings = self.settings
+        executor = self._executor_for(settings)
+        try:
+            return execute(
+                jobs,
+                root=settings.root,
+                snippets_dir=settings.snippets_dir,
+                executor=executor,
+                cache=Cache(settings.cache_dir) if settings.cache else None,
+                workers=settings.workers,
+                refresh=settings.refresh,
+            )
+        except ExecutionFailed as exc:
+            raise _fail(str(exc)) from None
+        except KeyboardInterrupt:
+            _remove(self.partial)
+            self._close_executor()
+            raise
+        finally:
+            if self.command != "serve":  # a one-off build frees its workers as soon as it is done
+                self._close_executor()
+
+    def _base(self) -> record.BuildRecord | None:
+        base = self.settings.base_record
+        if not base:
+            return None
+        try:
+            return record.BuildRecord.read(base)
+        except (OSError, ValueError) as exc:
+            raise _fail(f"the base record {base} cannot be read: {exc}") from None
+
+    def _replay(self, path: Path, jobs) -> record.BuildRecord:
+        """An earlier record's results, for a build with execution disabled (FIELDGUIDE_REPLAY).
+
+        The record may be a site's record.json or a committed release record (.json.gz). Entries
+        measured from another source than today's snippet (stale) are rendered under a notice;
+        snippets the record has no entry for (added after it was measured) render as a notice.
+        """
+        try:
+            old = record.BuildRecord.read(path)
+        except (OSError, ValueError) as exc:
+            raise _fail(f"cannot replay {path}: {exc}") from None
+        by_id: dict[SnippetId, record.SnippetResult] = {s.id: s for s in old.snippets}
+        state = render.ReplayState(torch=old.torch)
+        results = []
+        for job in jobs:
+            key = (job.display_path, job.key[1])
+            found = by_id.get(job.id)
+            label = job.id.label()
+            state.today[key] = digest = source_digest(job, self.settings.snippets_dir)
+            if found is None:
+                state.mark(key, "missing", label, job.pages)
+                continue
+            if found.digest != digest:
+                state.mark(key, "stale" if found.digest else "unverified", label, job.pages)
+            elif found.exit_code != job.exit:  # recorded as failed on that release (nox -s matrix)
+                state.mark(key, "failed", label, job.pages)
+            found.pages, found.cached = list(job.pages), True
+            results.append(found)
+        old.snippets = results
+        self.render_state.replay = state
+        return old
+
+    def _add_downloads(self, files, config, results) -> None:
+        """Each executed snippet as a file of the site, and a zip of each chapter's snippets."""
+        root = self.settings.root
+        chapters: dict[str, list[Path]] = {}
+        for path in sorted({r.path for r in results}):
+            source = root / path
+            files.append(serving.generated(config, path, self._store, abs_src_path=str(source)))
+            chapters.setdefault(SnippetId.of(path).path.split("/")[0], []).append(source)
+        for chapter, sources in chapters.items():
+            content = downloads.zip_bytes(sources, root)
+            files.append(serving.generated(config, f"downloads/{chapter}-snippets.zip", self._store, content=content))
+
+    def _add_release_outputs(self, files, config, build) -> None:
+        """Every measured release's output of every snippet, for the Across releases page to link to."""
+        root = self.settings.root
+        if not (root / "records" / "releases.toml").exists():
+            return
+        columns = releases.columns(root, build, self.render_state.replay)
+        for path, text in releases.output_files(columns).items():
+            files.append(serving.generated(config, path, self._store, content=text))
+
+    def on_env(self, env, config, files):
+        if self.command == "serve":
+            env.bytecode_cache = self._templates
+            self._search.install(config)
+            serving.memoize_highlighting()
+        return env
+
+    def _prewarm(self) -> None:
+        """Start the executor's workers now (serve only), by running an empty snippet through one."""
+        if self._prewarmed or self.command != "serve" or self.settings.replay:
+            return
+        self._prewarmed = True
+        executor = self._executor_for(self.settings)
+
+        def run() -> None:
+            with tempfile.TemporaryDirectory(prefix="fieldguide-prewarm-") as tmp:
+                empty = Path(tmp) / "empty.py"
+                empty.write_text("")
+                try:
+                    executor.run(empty, {}, 120)
+                except Exception as exc:  # noqa: BLE001 - a failed prewarm only costs the first edit
+                    log.debug(f"prewarming the executor failed: {exc}")
+
+        threading.Thread(target=run, name="fieldguide-prewarm", daemon=True).start()
+
+    def on_serve(self, server, config, builder):
+        self._prewarm()
+        serving.poll_faster(server)
+        server.watch(str(self.settings.snippets_dir))
+        return server
+
+    @event_priority(-100)  # after every other plugin has written its files
+    def on_post_build(self, config):
+        build = context.active().record
+        build.write(Path(config["site_dir"]) / record.RECORD_NAME)
+        try:  # the tlparse report of every recorded trace, linked from its page
+            tlparse.build_reports(build, Path(config["site_dir"]))
+        except tlparse.TlparseError as exc:
+            raise PluginError(f"fieldguide: {exc}") from None
+        # where each output is shown, for links from other releases' copies (nox -s publish)
+        places = json.dumps(dict(sorted(self.render_state.places.items())), indent=1)
+        (Path(config["site_dir"]) / "snippet-places.json").write_text(places + "\n", encoding="utf-8")
+        settings = self.settings
+        if settings.cache and settings.cache_max_mb > 0 and not settings.replay:
+            removed = Cache(settings.cache_dir).prune(max_bytes=settings.cache_max_mb * 1024 * 1024)
+            if removed:
+                log.info(f"cache: pruned {removed} least recently used entries (cache_max_mb={settings.cache_max_mb})")
+        context.activate(None)
+        logging.getLogger("mkdocs").removeHandler(self.warnings)
+        if self.strict and self.warnings.count:
+            return  # mkdocs aborts this build now; on_build_error removes it, site_dir stays as it was
+        self._swap_into_place()
+        config["site_dir"] = str(self.final_site)
+
+
+class _MemoryBytecodeCache(jinja2.BytecodeCache):
+    """Compiled templates kept in memory across the rebuilds of one `mkdocs serve` (keyed by source checksum)."""
+
+    def __init__(self) -> None:
+        self._store: dict[str, bytes] = {}
+
+    def load_bytecode(self, bucket) -> None:
+        code = self._store.get(bucket.key)
+        if code is not None:
+            bucket.bytecode_from_string(code)
+
+    def dump_bytecode(self, bucket) -> None:
+        self._store[bucket.key] = bucket.bytecode_to_string()
