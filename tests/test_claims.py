@@ -168,7 +168,7 @@ CLAIMING_PAGE = """
 
 ```python exec="on"
 from fieldguide.guide.claims import claim, line_of
-from fieldguide.run.record import result
+from fieldguide.run.context import result
 r = result("count.py")
 print(claim("It compiled {{n}} graphs.", n=2, evidence=[line_of(r, "graphs=")]).markdown())
 ```

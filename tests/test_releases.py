@@ -133,11 +133,11 @@ def _string_constants(path: Path):
             yield node.lineno, node.value
 
 
-@pytest.mark.parametrize("module", sorted(p.name for p in (ROOT / "src" / "fieldguide" / "chapters").glob("*.py")))
+@pytest.mark.parametrize("module", sorted(p.name for p in (ROOT / "src" / "fieldguide" / "guide" / "chapters").glob("*.py")))
 def test_no_release_number_is_typed_into_chapter_code_strings(module):
     found = [
         (line, s)
-        for line, s in _string_constants(ROOT / "src" / "fieldguide" / "chapters" / module)
+        for line, s in _string_constants(ROOT / "src" / "fieldguide" / "guide" / "chapters" / module)
         if RELEASE_RE.search(s)
     ]
     assert not found, f"chapters/{module} types torch releases into its strings: {found[:5]}"

@@ -511,14 +511,6 @@ def after_limit(result: SnippetResult) -> Measured:
     )
 
 
-def accumulated_note(result: SnippetResult, regime: str) -> str:  # noqa: ARG001
-    """Nothing: what the limits count is explained from the limits run in the page's explain blocks.
-
-    Kept so that the page block that reads the module regime (owned by the guards lesson) still
-    runs until that block is converted; it returns no prose."""
-    return ""
-
-
 # -- 5. stances ----------------------------------------------------------------------------------
 @fact(
     "stances: set_stance",
