@@ -133,7 +133,9 @@ def _string_constants(path: Path):
             yield node.lineno, node.value
 
 
-@pytest.mark.parametrize("module", sorted(p.name for p in (ROOT / "src" / "fieldguide" / "guide" / "chapters").glob("*.py")))
+@pytest.mark.parametrize(
+    "module", sorted(p.name for p in (ROOT / "src" / "fieldguide" / "guide" / "chapters").glob("*.py"))
+)
 def test_no_release_number_is_typed_into_chapter_code_strings(module):
     found = [
         (line, s)
