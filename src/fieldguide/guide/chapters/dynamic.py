@@ -275,6 +275,10 @@ def _scalar_fact(kind: str, prefix: str):
         if first:
             evidence.insert(0, line_of(result, guards[0][:60]))
             slots["guard"] = first.group(0)
+            every = [m.group(0) for g in guards if (m := re.search(r"(?:L\['amount'\]|amount) == [\d.]+", g))]
+            every = list(dict.fromkeys(every))  # each failed value guard once, in log order
+            evidence[1:1] = [line_of(result, g) for g in every[1:]]
+            slots["guards"] = Derived(every, _codes(every))
         if n == 1:
             return Measured(n, tuple(evidence), "one graph", slots)
         if first is None:
