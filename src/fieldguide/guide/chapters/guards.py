@@ -699,31 +699,36 @@ def _count(result: SnippetResult, label: str, members: int, outcomes: tuple[str,
     return Measured(n, (line_of(result, label),), outcome, {"n": str(n), "members": Derived(members)})
 
 
+_ENSEMBLE_OUTCOMES = ("one graph", "one per member", "other")
+_LOOP_OUTCOMES = ("one graph", "one per rebuild", "other")
+_K_OUTCOMES = ("one graph", "one per value", "fewer than values")
+
+
 @fact(
     "modules: graphs for an ensemble of 16",
     MODULE_COUNTS,
-    outcomes=("one graph", "one per member", "other"),
+    outcomes=_ENSEMBLE_OUTCOMES,
 )
 def ensemble_graphs(result: SnippetResult) -> Measured:
-    return _count(result, ENSEMBLE_16, 16, ("one graph", "one per member", "other"))
+    return _count(result, ENSEMBLE_16, 16, _ENSEMBLE_OUTCOMES)
 
 
 @fact(
     "modules: graphs for a model rebuilt in a loop",
     MODULE_COUNTS,
-    outcomes=("one graph", "one per rebuild", "other"),
+    outcomes=_LOOP_OUTCOMES,
 )
 def loop_graphs(result: SnippetResult) -> Measured:
-    return _count(result, LOOP, 5, ("one graph", "one per rebuild", "other"))
+    return _count(result, LOOP, 5, _LOOP_OUTCOMES)
 
 
 @fact(
     "modules: graphs for 4 members with different k",
     MODULE_COUNTS,
-    outcomes=("one graph", "one per value", "fewer than values"),
+    outcomes=_K_OUTCOMES,
 )
 def ensemble_k_graphs(result: SnippetResult) -> Measured:
-    return _count(result, ENSEMBLE_K, 4, ("one graph", "one per value", "fewer than values"))
+    return _count(result, ENSEMBLE_K, 4, _K_OUTCOMES)
 
 
 @fact(
