@@ -12,7 +12,6 @@ def builder_name(guard):
 
 
 torch.manual_seed(0)
-# explain() resets dynamo's caches before it compiles: never call it mid-investigation.
 report = torch._dynamo.explain(scaled_sin)(torch.randn(4), 2.0)
 # Sorted: the order of out_guards can change from one process to the next.
 for guard in sorted(report.out_guards, key=lambda g: (builder_name(g), g.name or "")):
