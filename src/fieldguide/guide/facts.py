@@ -17,7 +17,7 @@ from pathlib import Path
 from ..run.normalize import normalize_text
 from ..run.record import BuildRecord, SnippetResult
 from . import chapters, gym
-from .claims import FACTS, Fact, Measured, fact, line_of, run
+from .claims import FACTS, Derived, Fact, Measured, fact, line_of, run
 
 # Every chapter module (fieldguide/guide/chapters/<slug>.py) defines its facts with @fact on import: a new
 # chapter's facts are found here without being listed.
@@ -32,36 +32,46 @@ _LIMIT_STEP = re.compile(r"^(?P<label>.+?)\s+graphs compiled=(?P<graphs>\[.*?\])
 AFTER_LIMIT = run("releases/after_limit.py", "recompiles")
 
 
-def after_limit(result: SnippetResult) -> dict[str, str]:
-    """What ran after a function hit its recompile limit (snippets/releases/after_limit.py)."""
+def after_limit(result: SnippetResult) -> dict[str, object]:
+    """What ran after a function hit its recompile limit (snippets/releases/after_limit.py): the
+    graphs compiled for the new input (the operations of each), and which graphs ran for the first
+    input again."""
     steps = [
         (m["label"], ast.literal_eval(m["graphs"]), ast.literal_eval(m["ran"]))
         for m in _LIMIT_STEP.finditer(result.stdout)
     ]
     if len(steps) != 3:
         raise ValueError(f"{result.path}: expected 3 steps, read {len(steps)}")
-    (_, first_graphs, _), (_, over_graphs, over_ran), (_, _, again_ran) = steps
-    new = over_graphs[len(first_graphs) :]
-    if new:
-        new_input = "its frame runs eagerly; the functions it calls compile on their own"
-    else:
-        new_input = "runs eagerly; nothing is compiled, not even the functions it calls"
-    known = "served by its compiled entry" if again_ran else "runs eagerly; the compiled entry is not used"
-    return {"new input": new_input, "known input": known}
+    (_, first_graphs, _), (_, over_graphs, _), (_, _, again_ran) = steps
+    return {"new": over_graphs[len(first_graphs) :], "again": again_ran}
 
 
 def _limit_evidence(result: SnippetResult) -> tuple:
     return tuple(line_of(result, m["label"]) for m in _LIMIT_STEP.finditer(result.stdout))
 
 
-@fact("limits: a new input past the limit", AFTER_LIMIT)
+@fact(
+    "limits: a new input past the limit",
+    AFTER_LIMIT,
+    outcomes=("the functions it calls compile", "nothing compiled"),
+)
 def new_input_past_limit(result: SnippetResult) -> Measured:
-    return Measured(after_limit(result)["new input"], _limit_evidence(result))
+    new = after_limit(result)["new"]
+    if any("mul" in g for g in new):
+        raise LookupError(f"{result.path}: the whole function compiled past the limit: {new}")
+    outcome = "the functions it calls compile" if new else "nothing compiled"
+    return Measured(outcome, _limit_evidence(result), outcome, {"new": Derived(new, ", ".join(map(str, new)))})
 
 
-@fact("limits: a known input past the limit", AFTER_LIMIT)
+@fact(
+    "limits: a known input past the limit",
+    AFTER_LIMIT,
+    outcomes=("served by its entry", "not served"),
+)
 def known_input_past_limit(result: SnippetResult) -> Measured:
-    return Measured(after_limit(result)["known input"], _limit_evidence(result))
+    again = after_limit(result)["again"]
+    outcome = "served by its entry" if again else "not served"
+    return Measured(outcome, _limit_evidence(result), outcome, {"ran": Derived(again, ", ".join(map(str, again)))})
 
 
 def rebuild_loop(result: SnippetResult) -> str:

@@ -411,7 +411,11 @@ def backend_reason(ambient_run: SnippetResult, anatomy: SnippetResult) -> Measur
     if "backend" not in reason.lower():
         raise ValueError(f"the backend switch failed another guard: {reason!r}")
     ev = head + (line_of(ambient_run, reason[:60]),)
-    slots = {"reason": Derived(reason, shorten(reason, 160)), "n": Derived(len(reasons))}
+    slots = {
+        "reason": Derived(reason, shorten(reason, 160)),
+        "n": Derived(len(reasons)),
+        "lines": Derived(len(reasons), plural(len(reasons), "failure line")),
+    }
     if printed is not None:
         return Measured(reason, ev + (guard_ev(anatomy, printed),), "a printed backend check failed", slots)
     return Measured(reason, ev + (_header_ev(anatomy),), "an unprinted backend check failed", slots)

@@ -556,3 +556,304 @@ def trace_files(result: SnippetResult) -> Measured:
             },
         )
     raise LookupError(f"{n} trace files printed, {'a' if traced else 'no'} trace recorded")
+
+
+# -- the course of a counting run: what each step after the first did -----------------------------
+def step_course(result: SnippetResult) -> dict:
+    """How `unique_graphs` moved over a run's printed steps, with the recompiles logged before each.
+
+    Outcome words (the page's explain blocks are written for these):
+    `one graph` (one graph, no recompile), `a recompile per step` (each later step added a graph and
+    logged a recompile), `a graph per step, no recompile logged`, `settled after one recompile`
+    (one recompile, then no growth), `reused after the first step` (no later step added a graph or
+    logged a recompile, whatever the first step compiled), or None (none of these)."""
+    s = attribute_to_steps(result.output, r"^(?P<label>.+?):?\s+unique_graphs=(?P<graphs>\d+)\s*$")
+    if len(s) < 2:
+        raise LookupError(f"{result.path}: fewer than two steps printed")
+    first, later = s[0], s[1:]
+    recompiles = [len(x["recompiles"]) for x in later]
+    grew = [b["graphs"] > a["graphs"] for a, b in zip(s, later, strict=False)]
+    outcome = None
+    if s[-1]["graphs"] == 1 and not any(recompiles) and not first["recompiles"]:
+        outcome = "one graph"
+    elif not any(grew) and not any(recompiles):
+        outcome = "reused after the first step"
+    elif all(grew) and all(r == 1 for r in recompiles) and not limit_hit(result):
+        outcome = "a recompile per step"
+    elif all(grew) and not any(recompiles):
+        outcome = "a graph per step, no recompile logged"
+    elif sum(recompiles) == 1 and grew[0] and not any(grew[1:]):
+        outcome = "settled after one recompile"
+    reasons = first_reasons(result)
+    return {
+        "steps": s,
+        "n": len(s),
+        "first": first["graphs"],
+        "final": s[-1]["graphs"],
+        "recompiles": sum(recompiles),
+        "reasons": reasons,
+        "outcome": outcome,
+    }
+
+
+_COURSES = (
+    "one graph",
+    "reused after the first step",
+    "a recompile per step",
+    "a graph per step, no recompile logged",
+    "settled after one recompile",
+)
+
+
+def _course_fact(result: SnippetResult, absent: str = "") -> Measured:
+    """A counting run's course as a fact: value (first step's graphs, last step's), the outcome, slots."""
+    if absent and absent in result.stdout:
+        return Measured("absent", (line_of(result, absent),), "absent")
+    c = step_course(result)
+    s = c["steps"]
+    evidence = (line_of(result, s[0]["label"] + ":"), line_of(result, s[-1]["label"] + ":"))
+    slots: dict[str, object] = {
+        "n": Derived(c["n"]),
+        "first": str(c["first"]),
+        "firstg": Derived(c["first"], plural(c["first"], "graph")),
+        "final": str(c["final"]),
+        "fg": _graphs(c["final"]),
+        "k": Derived(c["recompiles"], plural(c["recompiles"], "recompile")),
+        "label": s[0]["label"],
+        "last": s[-1]["label"],
+    }
+    if c["reasons"]:
+        evidence += (_reason_ev(result, c["reasons"][0]),)
+        slots["reason"] = Derived(c["reasons"][0], shorten(c["reasons"][0], 80))
+    if c["outcome"] is None:
+        raise LookupError(f"{result.path}: {c['final']} graphs, {c['recompiles']} recompiles over {c['n']} steps")
+    return Measured((c["first"], c["final"]), evidence, c["outcome"], slots)
+
+
+def _course_show(v) -> str:
+    return v if isinstance(v, str) else (plural(v[1], "graph") if v[0] == v[1] else f"{v[0]} → {v[1]} graphs")
+
+
+def course_table(*columns: tuple[str, SnippetResult]) -> str:
+    """unique_graphs after each step, one column per run (the runs print the same step labels)."""
+    runs = [(head, res, step_course(res)["steps"]) for head, res in columns]
+    rows = []
+    for i, st in enumerate(runs[0][2]):
+        row = [st["label"]]
+        for _, res, s in runs:
+            row.append(str(s[i]["graphs"]) + markers_for([line_of(res, s[i]["label"] + ":")]) if i < len(s) else "—")
+        rows.append(row)
+    return table(["after", *(f"unique_graphs, {head}" for head, _, _ in runs)], rows, "-" + "r" * len(runs))
+
+
+# -- a counter a module updates -----------------------------------------------------------------
+COUNTER = run("realcode/module_counter.py", "recompiles")
+COUNTER_BUFFER = run("realcode/module_counter_buffer.py", "recompiles")
+COUNTER_UNSPEC = run("realcode/module_counter_unspec.py", "recompiles")
+_UNSPEC_ABSENT = "allow_unspec_int_on_nn_module does not exist in this torch"
+
+
+@fact(
+    "realcode: a module's int counter, graphs over 6 calls",
+    COUNTER,
+    show=_course_show,
+    outcomes=_COURSES,
+)
+def counter_graphs(result: SnippetResult) -> Measured:
+    return _course_fact(result)
+
+
+@fact(
+    "realcode: a module's int counter, the recompile log's hint",
+    COUNTER,
+    outcomes=("names allow_unspec_int_on_nn_module", "no hint", "no recompile"),
+)
+def counter_hint(result: SnippetResult) -> Measured:
+    headers = parse_recompiles(result.output)
+    if not headers:
+        return Measured("no recompile", (line_of(result, "step 1:"),), "no recompile")
+    reason = headers[0].failures[0].reason if headers[0].failures else ""
+    line = next((ln for ln in result.output.splitlines() if reason and reason in ln), "")
+    hint = re.search(r"\(HINT: (.*)\)\s*$", line)
+    if not hint:
+        return Measured("no hint", (_reason_ev(result, reason),), "no hint")
+    if "allow_unspec_int_on_nn_module" not in hint.group(1) or "tensor" not in hint.group(1):
+        raise LookupError(f"a hint no text is written for: {hint.group(1)}")
+    return Measured(
+        "names allow_unspec_int_on_nn_module",
+        (line_of(result, "(HINT: "),),
+        "names allow_unspec_int_on_nn_module",
+    )
+
+
+@fact(
+    "realcode: a module's counter after 6 compiled calls (int, buffer, allow_unspec_int_on_nn_module)",
+    COUNTER,
+    COUNTER_BUFFER,
+    COUNTER_UNSPEC,
+    show=lambda v: ", ".join(map(str, v)),
+    outcomes=("counted every call", "missed calls"),
+)
+def counter_values(*results: SnippetResult) -> Measured:
+    values, evidence = [], []
+    for r in results:
+        if _UNSPEC_ABSENT in r.stdout:
+            values.append("absent")
+            continue
+        m = re.search(r"^model\.step after (\d+) calls: (-?\d+)$", r.stdout, re.M)
+        if not m:
+            raise LookupError(f"{r.path}: no counter value printed")
+        values.append(m.group(2))
+        evidence.append(line_of(r, "model.step after "))
+        calls = m.group(1)
+    counted = all(v == calls for v in values if v != "absent")
+    return Measured(
+        tuple(values),
+        tuple(evidence),
+        "counted every call" if counted else "missed calls",
+        {"calls": Derived(int(calls)), "values": Derived(values, ", ".join(v for v in values if v != "absent"))},
+    )
+
+
+@fact(
+    "realcode: a module's counter in a tensor buffer, graphs over 6 calls",
+    COUNTER_BUFFER,
+    show=_course_show,
+    outcomes=_COURSES,
+)
+def counter_buffer_graphs(result: SnippetResult) -> Measured:
+    return _course_fact(result)
+
+
+@fact(
+    "realcode: allow_unspec_int_on_nn_module, graphs over 6 calls",
+    COUNTER_UNSPEC,
+    show=_course_show,
+    outcomes=("absent", *_COURSES),
+)
+def counter_unspec_graphs(result: SnippetResult) -> Measured:
+    return _course_fact(result, absent=_UNSPEC_ABSENT)
+
+
+def counter_table(fail: SnippetResult, buffer: SnippetResult, unspec: SnippetResult) -> str:
+    columns = [("an int attribute", fail), ("a tensor buffer", buffer)]
+    if _UNSPEC_ABSENT not in unspec.stdout:
+        columns.append(("allow_unspec_int_on_nn_module", unspec))
+    return course_table(*columns)
+
+
+# -- hooks on identical layers, an object per layer -------------------------------------------------
+HOOKS = run("realcode/layer_hooks.py", "recompiles")
+INNER_HOOKS = run("realcode/inner_hooks.py", "recompiles")
+PROCESSOR = run("realcode/per_layer_processor.py", "recompiles")
+SHARED_PROCESSOR = run("realcode/shared_processor.py", "recompiles")
+
+
+@fact("realcode: 4 blocks, a pre-hook on each compiled block", HOOKS, show=_course_show, outcomes=_COURSES)
+def hooks_graphs(result: SnippetResult) -> Measured:
+    return _course_fact(result)
+
+
+@fact("realcode: 4 blocks, the pre-hook on the Linear inside each", INNER_HOOKS, show=_course_show, outcomes=_COURSES)
+def inner_hooks_graphs(result: SnippetResult) -> Measured:
+    return _course_fact(result)
+
+
+@fact("realcode: 4 blocks, a processor object per layer", PROCESSOR, show=_course_show, outcomes=_COURSES)
+def processor_graphs(result: SnippetResult) -> Measured:
+    return _course_fact(result)
+
+
+@fact("realcode: 4 blocks, one processor object shared", SHARED_PROCESSOR, show=_course_show, outcomes=_COURSES)
+def shared_processor_graphs(result: SnippetResult) -> Measured:
+    return _course_fact(result)
+
+
+# -- no_grad, inference_mode, autocast ------------------------------------------------------------
+MODES = run("realcode/inference_modes.py", "recompiles")
+
+
+def _mode_step(result: SnippetResult, label: str) -> dict:
+    for s in attribute_to_steps(result.output, r"^(?P<label>.+?)\s+unique_graphs=(?P<graphs>\d+)\s*$"):
+        if s["label"] == label:
+            return s
+    raise LookupError(f"{result.path}: no step {label!r}")
+
+
+def _mode_reason(result: SnippetResult, label: str, named: tuple[tuple[str, str], ...]) -> Measured:
+    """The first failed guard logged for the call printed as `label`, by what it names."""
+    s = _mode_step(result, label)
+    step_ev = line_of(result, label + " ")
+    if not s["recompiles"]:
+        return Measured("no recompile", (step_ev,), "no recompile")
+    reason = s["recompiles"][0].failures[0].reason.strip() if s["recompiles"][0].failures else ""
+    evidence = (_reason_ev(result, reason), step_ev) if reason else (step_ev,)
+    slots = {"reason": Derived(reason, shorten(reason, 90))}
+    for outcome, pattern in named:
+        if re.search(pattern, reason):
+            return Measured(reason, evidence, outcome, slots)
+    raise LookupError(f"a reason no text is written for: {reason!r}")
+
+
+@fact(
+    "realcode: no_grad, then inference_mode: the first failed guard",
+    MODES,
+    show=lambda v: shorten(str(v), 60),
+    outcomes=("dispatch key set", "grad mode", "global state check", "no recompile"),
+)
+def inference_reason(result: SnippetResult) -> Measured:
+    return _mode_reason(
+        result,
+        "inference_mode",
+        (
+            ("dispatch key set", r"dispatch key set mismatch"),
+            ("grad mode", r"grad_mode"),
+            ("global state check", r"^___check_global_state\(\)$"),
+        ),
+    )
+
+
+@fact(
+    "realcode: then no_grad with autocast: the first failed guard",
+    MODES,
+    show=lambda v: shorten(str(v), 60),
+    outcomes=("autocast named", "global state check", "no recompile"),
+)
+def autocast_reason(result: SnippetResult) -> Measured:
+    return _mode_reason(
+        result,
+        "no_grad + autocast(bfloat16)",
+        (("autocast named", r"autocast"), ("global state check", r"^___check_global_state\(\)$")),
+    )
+
+
+@fact(
+    "realcode: no_grad and inference_mode again, graphs compiled",
+    MODES,
+    outcomes=("reused", "compiled again"),
+)
+def modes_again(result: SnippetResult) -> Measured:
+    before = _mode_step(result, "no_grad + autocast(bfloat16)")
+    after = _mode_step(result, "inference_mode again")
+    again = [_mode_step(result, "no_grad again"), after]
+    k = after["graphs"] - before["graphs"]
+    evidence = (line_of(result, "no_grad + autocast(bfloat16) "), line_of(result, "inference_mode again "))
+    logged = sum(len(s["recompiles"]) for s in again)
+    slots = {"g": str(after["graphs"]), "k": Derived(k, plural(k, "graph"))}
+    if k == 0 and not logged:
+        return Measured(k, evidence, "reused", slots)
+    return Measured(k, evidence, "compiled again", slots)
+
+
+def modes_table(result: SnippetResult) -> str:
+    rows = []
+    for s in attribute_to_steps(result.output, r"^(?P<label>.+?)\s+unique_graphs=(?P<graphs>\d+)\s*$"):
+        reasons = [f.reason for r in s["recompiles"] for f in r.failures[:1]]
+        rows.append(
+            [
+                code(s["label"]),
+                str(s["graphs"]) + markers_for([line_of(result, s["label"] + " ")]),
+                "<br>".join(code(shorten(r, 80)) for r in reasons) or "—",
+            ]
+        )
+    return table(["the call under", "unique_graphs after it", "first failed guard logged"], rows, "-r-")
