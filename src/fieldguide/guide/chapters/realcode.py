@@ -582,8 +582,12 @@ def step_course(result: SnippetResult) -> dict:
         outcome = "a recompile per step"
     elif all(grew) and not any(recompiles):
         outcome = "a graph per step, no recompile logged"
-    elif sum(recompiles) == 1 and grew[0] and not any(grew[1:]):
-        outcome = "settled after one recompile"
+    else:
+        k = next((i for i, g in enumerate(grew) if not g), len(grew))  # later steps that grew, from the start
+        if 0 < k < len(grew) and not any(grew[k:]) and not any(recompiles[k:]):
+            if all(r == 1 for r in recompiles[:k]):
+                outcome = "settled after one recompile" if k == 1 else "settled after several recompiles"
+    settled = s[next((i for i, g in enumerate(grew, 1) if not g), len(s) - 1)]["label"]
     reasons = first_reasons(result)
     return {
         "steps": s,
@@ -593,6 +597,7 @@ def step_course(result: SnippetResult) -> dict:
         "recompiles": sum(recompiles),
         "reasons": reasons,
         "outcome": outcome,
+        "settled": settled,
     }
 
 
@@ -602,6 +607,7 @@ _COURSES = (
     "a recompile per step",
     "a graph per step, no recompile logged",
     "settled after one recompile",
+    "settled after several recompiles",
 )
 
 
@@ -621,6 +627,7 @@ def _course_fact(result: SnippetResult, absent: str = "") -> Measured:
         "k": Derived(c["recompiles"], plural(c["recompiles"], "recompile")),
         "label": s[0]["label"],
         "last": s[-1]["label"],
+        "settled": c["settled"],
     }
     if c["reasons"]:
         evidence += (_reason_ev(result, c["reasons"][0]),)
@@ -817,13 +824,17 @@ def inference_reason(result: SnippetResult) -> Measured:
     "realcode: then no_grad with autocast: the first failed guard",
     MODES,
     show=lambda v: shorten(str(v), 60),
-    outcomes=("autocast named", "global state check", "no recompile"),
+    outcomes=("autocast named", "dispatch key set", "global state check", "no recompile"),
 )
 def autocast_reason(result: SnippetResult) -> Measured:
     return _mode_reason(
         result,
         "no_grad + autocast(bfloat16)",
-        (("autocast named", r"autocast"), ("global state check", r"^___check_global_state\(\)$")),
+        (
+            ("dispatch key set", r"dispatch key set mismatch"),
+            ("autocast named", r"autocast"),
+            ("global state check", r"^___check_global_state\(\)$"),
+        ),
     )
 
 

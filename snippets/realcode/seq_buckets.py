@@ -1,0 +1,16 @@
+# The same sequences, each padded up to the next multiple of 8 tokens before the call.
+# Run it as: TORCH_LOGS=recompiles python snippets/realcode/seq_buckets.py
+import torch
+from torch._dynamo.utils import counters
+
+torch.manual_seed(0)
+encoder = torch.nn.Sequential(torch.nn.Embedding(100, 16), torch.nn.Linear(16, 16))
+compiled = torch.compile(encoder, backend="eager")
+PAD = 0
+
+for length in [5, 7, 9, 6, 12, 8]:
+    tokens = torch.randint(1, 100, (1, length))
+    bucket = -(-length // 8) * 8  # round up to a multiple of 8
+    padded = torch.nn.functional.pad(tokens, (0, bucket - length), value=PAD)
+    compiled(padded)
+    print(f"length {length:>2} -> {bucket:>2}: unique_graphs={counters['stats']['unique_graphs']}")
