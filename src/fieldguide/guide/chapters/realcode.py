@@ -868,3 +868,127 @@ def modes_table(result: SnippetResult) -> str:
             ]
         )
     return table(["the call under", "unique_graphs after it", "first failed guard logged"], rows, "-r-")
+
+
+# -- the last batch, sequence lengths, a growing decode cache ---------------------------------------
+LAST_BATCH = run("realcode/last_batch.py", "recompiles")
+LAST_DROPPED = run("realcode/last_batch_dropped.py", "recompiles")
+LAST_MARKED = run("realcode/last_batch_marked.py", "recompiles")
+SEQ_LENGTHS = run("realcode/seq_lengths.py", "recompiles")
+SEQ_BUCKETS = run("realcode/seq_buckets.py", "recompiles")
+DECODE_GROWING = run("realcode/decode_growing.py", "recompiles")
+DECODE_STATIC = run("realcode/decode_static.py", "recompiles")
+LIMIT_FULLGRAPH = run("realcode/limit_fullgraph.py", "recompiles")
+_STEP_LINE = r"^(?P<label>.+?):\s+unique_graphs=(?P<graphs>\d+)\s*$"
+
+
+@fact(
+    "realcode: 2 epochs with a short last batch, as written",
+    LAST_BATCH,
+    show=_course_show,
+    outcomes=(
+        "one recompile, at the first short batch",
+        "no recompile",
+        "recompiled again after the first short batch",
+    ),
+)
+def last_batch_graphs(result: SnippetResult) -> Measured:
+    s = attribute_to_steps(result.output, _STEP_LINE)
+    at = [x for x in s if x["recompiles"]]
+    evidence = (line_of(result, s[-1]["label"] + ":"),)
+    slots: dict[str, object] = {"final": str(s[-1]["graphs"]), "fg": _graphs(s[-1]["graphs"])}
+    value = (s[0]["graphs"], s[-1]["graphs"])
+    if not at and s[-1]["graphs"] == s[0]["graphs"]:
+        return Measured(value, evidence, "no recompile", slots)
+    short = [
+        x
+        for x in s
+        if re.search(r"rows=(\d+)", x["label"]).group(1) != re.search(r"rows=(\d+)", s[0]["label"]).group(1)
+    ]
+    if not short or not at:
+        raise LookupError(f"{result.path}: {len(at)} recompiles, {len(short)} short batches")
+    reason = at[0]["recompiles"][0].failures[0].reason if at[0]["recompiles"][0].failures else ""
+    slots |= {"when": at[0]["label"], "reason": Derived(reason, shorten(reason, 80))}
+    evidence += (line_of(result, at[0]["label"] + ":"),) + ((_reason_ev(result, reason),) if reason else ())
+    if len(at) == 1 and at[0] is short[0] and s[-1]["graphs"] == at[0]["graphs"]:
+        return Measured(value, evidence, "one recompile, at the first short batch", slots)
+    slots["k"] = Derived(len(at), plural(len(at), "recompile"))
+    return Measured(value, evidence, "recompiled again after the first short batch", slots)
+
+
+@fact("realcode: 2 epochs, drop_last=True", LAST_DROPPED, show=_course_show, outcomes=_COURSES)
+def last_dropped_graphs(result: SnippetResult) -> Measured:
+    return _course_fact(result)
+
+
+@fact("realcode: 2 epochs, the batch marked dynamic", LAST_MARKED, show=_course_show, outcomes=_COURSES)
+def last_marked_graphs(result: SnippetResult) -> Measured:
+    return _course_fact(result)
+
+
+@fact("realcode: 6 sequence lengths, one per call", SEQ_LENGTHS, show=_course_show, outcomes=_COURSES)
+def seq_lengths_graphs(result: SnippetResult) -> Measured:
+    return _course_fact(result)
+
+
+@fact(
+    "realcode: 6 sequence lengths, unpadded and padded to multiples of 8",
+    SEQ_LENGTHS,
+    SEQ_BUCKETS,
+    show=_two("unpadded", "padded"),
+    outcomes=("the same count", "fewer with padding", "more with padding"),
+)
+def seq_buckets_graphs(plain: SnippetResult, padded: SnippetResult) -> Measured:
+    a, b = steps(plain.stdout), steps(padded.stdout)
+    fa, fb = a[-1][1], b[-1][1]
+    buckets = sorted({int(m) for m in re.findall(r"-> +(\d+):", padded.stdout)})
+    evidence = (_last_ev(plain), _last_ev(padded))
+    slots = {
+        "a": str(fa),
+        "b": str(fb),
+        "ag": _graphs(fa),
+        "bg": _graphs(fb),
+        "buckets": Derived(buckets, " and ".join(map(str, buckets))),
+        "nb": Derived(len(buckets)),
+    }
+    outcome = "the same count" if fa == fb else "fewer with padding" if fb < fa else "more with padding"
+    return Measured((fa, fb), evidence, outcome, slots)
+
+
+@fact("realcode: 8 decode steps, a cache that grows", DECODE_GROWING, show=_course_show, outcomes=_COURSES)
+def decode_growing_graphs(result: SnippetResult) -> Measured:
+    return _course_fact(result)
+
+
+@fact("realcode: 8 decode steps, a static cache", DECODE_STATIC, show=_course_show, outcomes=_COURSES)
+def decode_static_graphs(result: SnippetResult) -> Measured:
+    return _course_fact(result)
+
+
+@fact(
+    "realcode: fullgraph=True past the recompile limit",
+    LIMIT_FULLGRAPH,
+    show=lambda v: v if isinstance(v, str) else f"{v[0]}",
+    outcomes=("raised", "no error"),
+)
+def limit_fullgraph(result: SnippetResult) -> Measured:
+    lowered = re.search(r"^lowered config\.(\w+) to (\d+)$", result.stdout, re.M)
+    if not lowered:
+        raise LookupError(f"{result.path}: no limit lowered")
+    slots: dict[str, object] = {"name": lowered.group(1), "value": lowered.group(2)}
+    raised = re.search(r"^(n=\d+): raised (\w+): (.*)$", result.stdout, re.M)
+    if not raised:
+        return Measured("no error", (line_of(result, "lowered config."), _last_ev(result)), "no error", slots)
+    n_ok = len(re.findall(r"^n=\d+: unique_graphs=", result.stdout, re.M))
+    slots |= {
+        "call": raised.group(1),
+        "error": raised.group(2),
+        "msg": Derived(raised.group(3), shorten(raised.group(3), 100)),
+        "ok": Derived(n_ok, plural(n_ok, "call")),
+    }
+    return Measured(
+        (raised.group(2), raised.group(3)),
+        (line_of(result, "lowered config."), line_of(result, raised.group(0))),
+        "raised",
+        slots,
+    )
