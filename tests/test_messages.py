@@ -51,6 +51,17 @@ def real_logs() -> dict[str, str]:
 LOGS = real_logs()
 
 
+# The answer shows the pasted lines in groups (li.fg-group: the lines read one way, then one note): each line,
+# in the order pasted, with how it was read (its li's data) and its group's links and place in the answer.
+LINE_ROWS = """els => els.map(code => {
+    const li = code.closest('li'), d = li.dataset, g = code.closest('.fg-group');
+    return {n: +d.n, match: d.match, kind: d.kind || "", role: d.role || "", pattern: d.pattern || "",
+            cause: d.cause || "", last_reason: d.lastReason === "true", line: code.textContent,
+            group: Array.from(g.parentNode.children).indexOf(g),
+            links: Array.from(g.querySelectorAll('.fg-note a.fg-section')).map(a => a.href)};
+}).sort((a, b) => a.n - b.n)"""
+
+
 def test_the_fixtures_hold_both_releases():
     assert any("2.2.2" in k for k in LOGS) and any("2.14.1" in k for k in LOGS)
     assert all(parse_recompiles(stripped(text)) for text in LOGS.values())
@@ -130,12 +141,7 @@ def test_pasted_real_log_annotates_every_reason_with_a_working_link(browser, bui
         page.on("request", lambda r: requests.append(r.url))
         page.fill("#fg-log", raw)
         page.click("#fg-explain")
-        items = page.locator("#fg-lines > li")
-        rows = items.evaluate_all(
-            """els => els.map(li => ({
-                match: li.dataset.match, role: li.dataset.role || "", line: li.querySelector('.fg-line').textContent,
-                links: Array.from(li.querySelectorAll('a.fg-section')).map(a => a.href)}))"""
-        )
+        rows = page.locator("#fg-lines .fg-line").evaluate_all(LINE_ROWS)
         assert requests == [], f"pasting made requests: {requests}"  # nothing leaves the page
         assert errors == []
         annotated = [r for r in rows if r["role"] == "reason"]
@@ -179,9 +185,7 @@ def test_a_pasted_guard_dump_is_named_and_linked(browser, built_site, release):
         page.goto(f"{base}/messages/")
         page.fill("#fg-log", raw)
         page.click("#fg-explain")
-        rows = page.locator("#fg-lines > li").evaluate_all(
-            "els => els.map(li => ({match: li.dataset.match, links: Array.from(li.querySelectorAll('a.fg-section')).map(a => a.href)}))"
-        )
+        rows = page.locator("#fg-lines .fg-line").evaluate_all(LINE_ROWS)
         dump = [r for r in rows if r["match"] == "dump"]
         assert len(dump) >= 5 and not [r for r in rows if r["match"] == "none"], rows[:5]
         for href in {h for r in dump for h in r["links"]}:
@@ -293,17 +297,28 @@ def test_the_torch_column_names_this_build_once(indexes):
 
 
 def test_the_page_explains_every_kind_the_index_shows_and_no_other(indexes):
-    """What a kind means is written in docs/messages.md, one heading {#kind-ID} per kind a release printed;
-    the build fails when a kind shown has no text there, and messages.py holds none."""
+    """What a kind means is written in docs/messages.md, one heading {#kind-ID} per kind a release printed or a
+    cause of the paste box names; the build fails when a kind shown has no text there, and messages.py holds
+    none."""
     rec, payload = indexes["2.13.0"]
     index = messages.index_for(rec, ROOT)
     shown = {m.kind.id for m in index.messages}
-    assert set(index.texts) == shown and set(payload["kinds"]) == shown
-    assert all(payload["kinds"][k]["text"] == " ".join(index.texts[k].text.split()) for k in shown)
+    named = {c.kind for c in messages.CAUSES}
+    assert set(index.texts) == shown | named and set(payload["kinds"]) == shown | named
+    assert named - shown == {"stance", "nn-module"}  # no example logs these: they have a text and no table
+    assert all(
+        messages._site_links(" ".join(index.texts[k].text.split()), "messages/") == payload["kinds"][k]["text"]
+        for k in shown
+    )
     page = (ROOT / "docs" / "messages.md").read_text()
     assert all(f'messages.kind_table(index, "{k}")' in page for k in shown)
+    assert not any(f'messages.kind_table(index, "{k}")' in page for k in named - shown)
     del index.texts["size"]
     with pytest.raises(messages.PageError, match="kind 'size'"):
+        messages.check_texts(index)
+    index = messages.index_for(rec, ROOT)
+    del index.texts["stance"]  # a kind only a cause names needs its text too
+    with pytest.raises(messages.PageError, match="kind 'stance'"):
         messages.check_texts(index)
     # the 2.2-2.6 spelling of a resume function's value is that kind, not "a Python value"
     old, _ = indexes["2.2.2"]
@@ -321,14 +336,12 @@ def test_the_placeholder_is_a_recompile_that_build_printed(indexes, release):
 
 
 def paste(browser, base: str, text: str):
+    """(one row per pasted line, in order: what the answer says of it; the summary)."""
     page = browser.new_page()
     page.goto(f"{base}/messages/")
     page.fill("#fg-log", text)
     page.click("#fg-explain")
-    rows = page.locator("#fg-lines > li").evaluate_all(
-        """els => els.map(li => ({match: li.dataset.match, kind: li.dataset.kind || "", pattern: li.dataset.pattern || "",
-            line: li.querySelector('.fg-line').textContent}))"""
-    )
+    rows = page.locator("#fg-lines .fg-line").evaluate_all(LINE_ROWS)
     summary = page.locator("#fg-summary").inner_text()
     page.close()
     return rows, summary
@@ -340,8 +353,9 @@ def page_data(site: Path) -> dict:
 
 
 def test_the_browser_gives_each_pasted_line_the_kind_of_its_row(browser, built_site, site_record):
-    """Every line this build printed, pasted: the browser picks the pattern fieldguide.guide.messages.match picks,
-    and that pattern's row in the table (same id) is under the same kind."""
+    """Every line this build printed, pasted: the browser reads each one as fieldguide.guide.messages.explain does
+    (the same pattern, cause and links; a limit warning's `last reason:` line as the guard it quotes), and that
+    pattern's row in the table (same id) is under the same kind."""
     rec = BuildRecord.from_json(site_record)
     payload = page_data(built_site)
     lines = []
@@ -355,12 +369,19 @@ def test_the_browser_gives_each_pasted_line_the_kind_of_its_row(browser, built_s
     )
     with serve(built_site) as base:
         rows, _ = paste(browser, base, "\n".join(lines))
-    assert len(rows) == len(lines)
-    for line, row in zip(lines, rows, strict=True):
-        expected = messages.match(messages.message_text(line), payload)
-        assert row["match"] == "exact" and row["pattern"] == expected["id"], (line, row, expected["pattern"])
+    assert sorted(r["line"] for r in rows) == sorted(lines)
+    by_line = {r["line"]: r for r in rows}
+    for line in lines:
+        row, expected = by_line[line], messages.explain(messages.message_text(line), payload)
+        assert row["match"] == expected["how"] == "exact", (line, row, expected)
+        assert row["pattern"] == expected["pattern"]["id"], (line, row, expected["pattern"]["pattern"])
+        assert row["cause"] == (expected["cause"]["id"] if expected["cause"] else ""), (line, row)
+        assert row["last_reason"] == expected["last_reason"], (line, row)
+        assert [urlparse(h).fragment for h in row["links"]] == [
+            urlparse(s["href"]).fragment for s in expected["sections"]
+        ], (line, row)
         assert table[row["pattern"]] == row["kind"] == expected["kind"], (line, row)
-    kinds = {messages.message_text(ln): r["kind"] for ln, r in zip(lines, rows, strict=True)}
+    kinds = {messages.message_text(ln): by_line[ln]["kind"] for ln in lines}
     assert any(k == "resume-value" for t, k in kinds.items() if t.startswith("___stack0 =="))
     assert any(k == "list-length" for t, k in kinds.items() if t.startswith("len("))
 
