@@ -2,10 +2,10 @@
 // Everything happens in this page: no request is made, so it works offline and from disk.
 (function () {
   "use strict";
-  // The two logger prefixes torch prints (fieldguide/run/logs.py): torch >= 2.3 and torch 2.2. Group 1 is the
-  // artifact (guards, recompiles, ...) or the logger's name.
-  var PREFIX_NEW = /^[VIWEDCF]\d{4} \d{2}:\d{2}:\d{2}\.\d+\s+\d+\s+[^\]\s]+:\d+\]\s?(?:\[[^\]]*\d[^\]]*\]\s?)?(?:\[__(\w+)\]\s?)?/;
-  var PREFIX_OLD = /^\[\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}[,.]\d+\]\s(?:\[[^\]]*\]\s)?([\w.]+):\s\[[A-Z]+\]\s?/;
+  // The two logger prefixes torch prints (fieldguide/run/logs.py): torch >= 2.3 and torch 2.2, each after the
+  // "[rank0]:" a distributed run puts first. Group 1 is the artifact (guards, recompiles, ...) or the logger's name.
+  var PREFIX_NEW = /^(?:\[rank\d+\]:)?[VIWEDCF]\d{4} \d{2}:\d{2}:\d{2}\.\d+\s+\d+\s+[^\]\s]+:\d+\]\s?(?:\[[^\]]*\d[^\]]*\]\s?)?(?:\[__(\w+)\]\s?)?/;
+  var PREFIX_OLD = /^(?:\[rank\d+\]:)?\[\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}[,.]\d+\]\s(?:\[[^\]]*\]\s)?([\w.]+):\s\[[A-Z]+\]\s?/;
   var PY_WARNING = /^\S.*:\d+: \w*Warning: /;
   var TRACE = /^(?:User stack trace:|File ".*", line \d+)/;
   var FRAME = /^(\s*)File ".*", line \d+/;
@@ -219,6 +219,10 @@
         // them is your program's output); without prefixes, from a dump header on, the lines shaped like one.
         var dump = anyPrefix ? pl.guards : (DUMP_HEAD.test(text) || (inDump && (DUMP_TREE.test(line) || DUMP_LINE.test(line))));
         var output = anyPrefix && !pl.prefixed && !pl.warning && (newPrefix || lastGuards);  // a dump's lines all carry it
+        if (output && /^\S*Error: /.test(text)) {  // an error torch raised (the fail_on_recompile one) is no print
+          var error = explainText(text);
+          output = !(error && error.kind === "stance");
+        }
         if (pl.prefixed) lastGuards = pl.guards;
         inDump = dump;
         if (output) {

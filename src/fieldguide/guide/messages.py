@@ -238,7 +238,7 @@ CAUSES = [
     ),
     Cause(
         "learning-rate",
-        r"\bparam_groups\b|(?:^|\.|\[['\"])(?:lr|learning_rate)(?:['\"]\])? == ",
+        r"\bparam_groups\b|(?:^|\.|\[['\"])(?:\w+_)?(?:lr|learning_rate)(?:['\"]\])? == ",
         "realcode.md#learning-rate-schedules",
         "value",
     ),
