@@ -203,10 +203,6 @@ class Cause:
     kind: str  # the kind of message it is (for a line no measured pattern matches)
     until_written: str = ""  # while `section` does not exist yet: the section linked instead
 
-    @property
-    def regex(self) -> re.Pattern:
-        return re.compile(self.test)
-
 
 _MODULE = r"(?:L\[['\"]self['\"]\]|self\b|[^\s(),=]*\._modules\[[^\]]+\])"  # a module: self, or a submodule
 _ATTRS = r"(?:\.\w+|\[[^\]]+\])*"  # attributes and items read from it
