@@ -42,5 +42,5 @@ def test_the_site_reads_from_disk(built_site, browser):
     )
     page.fill("#fg-log", log["logs"]["recompiles"])
     page.click("#fg-explain")
-    assert page.locator('#fg-lines li[data-match="exact"]').count() >= 3
+    assert page.locator('#fg-lines li[data-match="exact"] .fg-line').count() >= 3
     assert errors == []

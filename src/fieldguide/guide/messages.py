@@ -154,7 +154,11 @@ KINDS = [
     Kind(
         "header", re.compile(r"^Recompiling function |^triggered by the following guard failure|^guard <n> failures:$")
     ),
-    Kind("limit", re.compile(r"hit config\.\w*limit|last reason: |^function: |^To (?:log|diagnose) ")),
+    Kind(
+        "limit",
+        re.compile(r"hit config\.\w*limit|last reason: |^function: |^To (?:log|diagnose) "),
+        "dynamic.md#two-limits",
+    ),
     Kind("size", re.compile(r"size mismatch")),
     Kind("stride", re.compile(r"stride mismatch")),
     Kind("requires-grad", re.compile(r"requires_grad mismatch")),
@@ -171,8 +175,138 @@ KINDS = [
     Kind("value", re.compile(r"^<expr> == ")),
     Kind("config", re.compile(r"config saved when compiling|^Saved hash|^Restoring saved config|^\* \w+=")),
     Kind("graph-break", re.compile(r"^Graph break"), "breaks.md#what-breaks-a-graph"),
+    # no example logs these two: they are here for the causes below (a pasted line), not for the index
+    Kind("stance", re.compile(r"Detected recompile when torch\.compile stance is"), "realcode.md#fail-on-recompile"),
+    Kind("nn-module", re.compile(r"__nn_module_guard_\d+"), "guards.md#modules-identity-or-type"),
 ]
 OTHER = Kind("other", re.compile(""))
+
+
+# -- what a pasted line checks -----------------------------------------------------------------
+# A kind says what a message's words mean; a cause says which section of the guide explains why a program
+# printed it, read from what the line checks (the guard and the shape of its source), not from the
+# wording the guide's own snippets printed. A pattern such as `<expr> == <n>` is a learning rate, a layer
+# index or a flag; `L['opt'].param_groups[0]['lr'] == 0.0003` is a learning rate whatever the program.
+#
+# The paste box (assets/messages.js) tries the causes in order on each line's message text (logger
+# prefix, entry id and user-code comment dropped; a `last reason:` line is read as the guard it quotes):
+# the first cause that matches gives the line its link. A cause names the kind whose text (in
+# docs/messages.md) explains a line that no measured pattern matches. Adding a cause is one rule here and
+# one section of the guide; the section must exist (PageError). A cause whose section is being written
+# names the section it links until then (`until_written`, which must exist): the page switches to the new
+# section by itself once docs/ has its anchor.
+@dataclass(frozen=True)
+class Cause:
+    id: str
+    test: str  # a regular expression, valid in Python and JavaScript, searched in a line's message text
+    section: str  # the docs page and anchor that explains it: "realcode.md#learning-rate-schedules"
+    kind: str  # the kind of message it is (for a line no measured pattern matches)
+    until_written: str = ""  # while `section` does not exist yet: the section linked instead
+
+
+_MODULE = r"(?:L\[['\"]self['\"]\]|self\b|[^\s(),=]*\._modules\[[^\]]+\])"  # a module: self, or a submodule
+_ATTRS = r"(?:\.\w+|\[[^\]]+\])*"  # attributes and items read from it
+CAUSES = [
+    # errors and warnings, whatever the program
+    Cause(
+        "fail-on-recompile",
+        r"Detected recompile when torch\.compile stance is",
+        "realcode.md#fail-on-recompile",
+        "stance",
+    ),
+    Cause("limit", r"torch\._dynamo hit config\.\w*limit", "dynamic.md#two-limits", "limit"),
+    Cause(
+        "graph-break-log",
+        r"^Graph [Bb]reak(?::.* from user code at|:? [Rr]eason:| in user code at )",
+        "breaks.md#reading-graph-breaks",
+        "graph-break",
+    ),
+    Cause("graph-break", r"^Graph break from ", "breaks.md#what-breaks-a-graph", "graph-break"),
+    # guards, by what they check: the most specific first
+    # lesson 5's sections on hooks, per-layer objects, module counters and inference mode / autocast are being
+    # written (issue 23): until docs/realcode.md has their anchors, these causes link the older section named last
+    Cause(
+        "hooks",
+        r"_(?:forward|backward)(?:_pre)?_hooks\b|_hooks_with_kwargs\b",
+        "realcode.md#hooks",
+        "value",
+        "guards.md#modules-identity-or-type",
+    ),
+    Cause(
+        "learning-rate",
+        r"\bparam_groups\b|(?:^|\.|\[['\"])(?:\w+_)?(?:lr|learning_rate)(?:['\"]\])? == ",
+        "realcode.md#learning-rate-schedules",
+        "value",
+    ),
+    Cause("training", r"\.training\b|\[['\"]training['\"]\]", "realcode.md#train-and-eval", "value"),
+    Cause("nn-module", r"__nn_module_guard_\d+", "guards.md#modules-identity-or-type", "nn-module"),
+    Cause("code-object", r"___check_obj_id\([^,]*\.__code__\b", "guards.md#what-guards-do-not-cover", "object-id"),
+    Cause(
+        "per-layer-objects",
+        rf"___check_obj_id\({_MODULE}{_ATTRS}\.(?!_modules\b)\w+\s*,",
+        "realcode.md#per-layer-objects",
+        "object-id",
+        "guards.md#modules-identity-or-type",
+    ),
+    Cause(
+        "module-identity", rf"___check_(?:obj|type)_id\({_MODULE}", "guards.md#modules-identity-or-type", "object-id"
+    ),
+    Cause(
+        "module-counter",
+        rf"^{_MODULE}{_ATTRS}\.\w*(?:step|count|call|iter|epoch|update)\w* == -?\d+$",
+        "realcode.md#module-counter",
+        "value",
+        "realcode.md#per-layer-attributes",
+    ),
+    Cause("layer-index", rf"^{_MODULE}{_ATTRS}\.\w+ == -?\d+$", "realcode.md#per-layer-attributes", "value"),
+    Cause("module-attribute", rf"^{_MODULE}{_ATTRS}\.\w+ == ", "guards.md#modules-identity-or-type", "value"),
+    Cause(
+        "inference-mode-and-autocast",
+        r"GLOBAL_STATE changed: .*\b(?:grad_mode|autocast|inference)|___check_global_state\(\)|autocast|inference_mode"
+        r"|_get_grad_enabled|is_grad_enabled",
+        "realcode.md#inference-mode-and-autocast",
+        "global-state",
+        "guards.md#ambient-state",
+    ),
+    Cause(
+        "global-state",
+        r"GLOBAL_STATE changed|___check_global_state\(\)|autocast|inference_mode|_get_grad_enabled|is_grad_enabled"
+        r"|___check_torch_function_mode_stack|\bnum_threads\b|deterministic_algorithms|CURRENT_DEVICE",
+        "guards.md#ambient-state",
+        "global-state",
+    ),
+    Cause("backend", r"BACKEND_MATCH|___check_current_backend", "guards.md#ambient-state", "backend"),
+    Cause(
+        "config",
+        r"config saved when compiling|^Saved hash: |^Restoring saved config|^\* \w+=.*\(prev: ",
+        "guards.md#ambient-state",
+        "config",
+    ),
+    Cause(
+        "resume-value", r"^(?:L\[['\"])?___stack\d+(?:['\"]\])? [=!]= ", "breaks.md#resume-functions", "resume-value"
+    ),
+    Cause(
+        "size",
+        r"size mismatch at index \d+|\.size\(\)\[\d+\]|\bsym_size\b",
+        "dynamic.md#from-static-to-dynamic",
+        "size",
+    ),
+    Cause(
+        "stride",
+        r"stride mismatch at index \d+|\.stride\(\)\[\d+\]",
+        "guards.md#what-the-tensor-check-compares",
+        "stride",
+    ),
+    Cause("dtype", r"dtype mismatch", "guards.md#what-the-tensor-check-compares", "dtype"),
+    Cause("requires-grad", r"requires_grad mismatch", "guards.md#what-the-tensor-check-compares", "requires-grad"),
+    Cause(
+        "device",
+        r"device mismatch|dispatch key set mismatch|DispatchKeySet mismatch",
+        "guards.md#what-the-tensor-check-compares",
+        "device",
+    ),
+    Cause("scalar", r"^(?:L\[['\"]\w+['\"]\]|[A-Za-z_]\w*) == -?\d", "dynamic.md#scalars", "value"),
+]
 
 
 @dataclass(frozen=True)
@@ -497,22 +631,51 @@ class Index:
     dumps: list[Section] = field(default_factory=list)
     kinds: dict[str, Section] = field(default_factory=dict)  # kind id -> the section that teaches it
     texts: dict[str, KindText] = field(default_factory=dict)  # kind id -> what the page says it means
+    causes: dict[str, Section] = field(default_factory=dict)  # cause id -> its section (the causes in use)
+
+
+def find_section(docs_dir: Path, ref: str) -> Section | None:
+    """The section a docs reference ("dynamic.md#two-limits") names, its title read from the page; None when
+    the page or its anchor does not exist."""
+    page, _, anchor = ref.partition("#")
+    md = docs_dir / page
+    if not page or not md.exists():
+        return None
+    heads = page_sections(md.read_text(encoding="utf-8"))
+    title = next((t for _, a, t in heads if a == anchor), None) if anchor else (heads[0][2] if heads else page)
+    if title is None and page.startswith("gym/") and re.fullmatch(r"gym-\d+", anchor):
+        title = anchor.replace("gym-", "GYM·") + " drill"  # the gym's drill headings are rendered: "gym-8" -> "GYM·8"
+    return Section(page_url(page), anchor, title) if title else None
 
 
 def kind_sections(docs_dir: Path) -> dict[str, Section]:
     """kind id -> the section its `explained` names (title read from the page; a missing page is left out)."""
     out = {}
     for k in KINDS:
-        page, _, anchor = k.explained.partition("#")
-        md = docs_dir / page
-        if not k.explained or not md.exists():
-            continue
-        heads = page_sections(md.read_text(encoding="utf-8"))
-        title = next((t for _, a, t in heads if a == anchor), None)
-        if title is None and "gym" in page:  # the gym's drill headings are rendered: "gym-8" -> "GYM·8"
-            title = anchor.replace("gym-", "GYM·") + " drill"
-        if title:
-            out[k.id] = Section(page_url(page), anchor, title)
+        sec = find_section(docs_dir, k.explained) if k.explained else None
+        if sec:
+            out[k.id] = sec
+    return out
+
+
+def cause_sections(docs_dir: Path) -> dict[str, Section]:
+    """cause id -> the section the paste box links for it: its own, or while that is being written the one
+    named `until_written`. Raises PageError when the section to link does not exist (a link to nowhere)."""
+    out, missing = {}, []
+    for c in CAUSES:
+        sec = find_section(docs_dir, c.section) or (
+            find_section(docs_dir, c.until_written) if c.until_written else None
+        )
+        if sec:
+            out[c.id] = sec
+        else:
+            missing.append(
+                f"the cause {c.id!r} links docs/{c.section}"
+                + (f" (until it is written, docs/{c.until_written})" if c.until_written else "")
+                + ", and that section does not exist"
+            )
+    if missing:
+        raise PageError("\n".join(missing))
     return out
 
 
@@ -532,24 +695,28 @@ def build_index(build: BuildRecord, root: Path, docs_dir: Path, page_urls: dict[
         dump_sections(docs_dir, page_urls),
         kind_sections(docs_dir),
         kind_texts(docs_dir),
+        cause_sections(docs_dir),
     )
 
 
 def check_texts(index: Index) -> None:
-    """Raise PageError when a kind the index shows has no text in the page, or the page explains a kind that
-    does not exist or that no measured message has (its text would stand over an empty table)."""
+    """Raise PageError when a kind the index shows, or a cause in use names, has no text in the page, or the
+    page explains a kind that does not exist or that neither a measured message nor a cause has (its text
+    would stand over an empty table)."""
     shown = {m.kind.id for m in index.messages}
+    named = {c.kind for c in CAUSES if c.id in index.causes}
     known = {k.id for k in [*KINDS, OTHER]}
     problems = [
-        f"no heading {{#kind-{k}}} in docs/{PAGE} explains the kind {k!r}" for k in sorted(shown - set(index.texts))
+        f"no heading {{#kind-{k}}} in docs/{PAGE} explains the kind {k!r}"
+        for k in sorted((shown | named) - set(index.texts))
     ]
     problems += [
         f"docs/{PAGE} explains {{#kind-{k}}}, which is not a kind of messages.py"
         for k in sorted(set(index.texts) - known)
     ]
     problems += [
-        f"docs/{PAGE} explains {{#kind-{k}}}, and no release measured a message of that kind"
-        for k in sorted((set(index.texts) & known) - shown)
+        f"docs/{PAGE} explains {{#kind-{k}}}, and no release measured a message of that kind, nor does a cause name it"
+        for k in sorted((set(index.texts) & known) - shown - named)
     ]
     problems += [f"docs/{PAGE}: the kind {k!r} has a heading and no text" for k, t in index.texts.items() if not t.text]
     if problems:
@@ -580,7 +747,9 @@ def data(index: Index, page_url: str = PAGE_URL) -> dict:
     """What assets/messages.js needs: kinds (the page's title and text, Markdown with inline code), placeholders, and every pattern (regex, kind,
     links) in the order a line is matched: the most specific first, the first pattern matching wins.
     A continuation line of a multi-line warning is a pattern too, ``part_of`` the warning's row."""
-    kinds = {k: {"title": t.title, "text": " ".join(t.text.split())} for k, t in index.texts.items()}
+    kinds = {
+        k: {"title": t.title, "text": _site_links(" ".join(t.text.split()), page_url)} for k, t in index.texts.items()
+    }
     patterns = []
     for i, m in enumerate(index.messages):
         secs = sections_for(m, index.sections, index.kinds)
@@ -601,18 +770,84 @@ def data(index: Index, page_url: str = PAGE_URL) -> dict:
             seen.add(p["pattern"])
             ordered.append(p)
     dumps = [{"title": s.title, "href": _link(s, page_url)} for s in index.dumps[:2]]
+    causes = [
+        {"id": c.id, "re": c.test, "kind": c.kind, "section": _section_link(index.causes[c.id], page_url)}
+        for c in CAUSES
+        if c.id in index.causes
+    ]
+    limit = index.kinds.get("limit")
     return {
         "torch": index.torch,
         "kinds": kinds,
         "placeholders": sorted(PLACEHOLDERS),
         "patterns": ordered,
+        "causes": causes,
+        "limit": _section_link(limit, page_url) if limit else None,
         "dumps": dumps,
     }
+
+
+def _section_link(section: Section, page_url: str) -> dict:
+    return {"title": section.title, "href": _link(section, page_url)}
+
+
+_MD_LINK = re.compile(r"\]\(([\w/-]+\.md)(#[\w-]+)?\)")
+
+
+def _site_links(text: str, from_url: str) -> str:
+    """A kind's Markdown text with its links to docs pages (`[Two limits](dynamic.md#two-limits)`) made links
+    from the page at from_url ("../dynamic/#two-limits"), as the paste box shows them."""
+    return _MD_LINK.sub(lambda m: f"]({relative_link(from_url, page_url(m.group(1)))}{m.group(2) or ''})", text)
 
 
 def match(text: str, payload: dict) -> dict | None:
     """The pattern entry a line's message text (message_text) is matched to: what assets/messages.js does."""
     return next((p for p in payload["patterns"] if re.search(p["re"], text)), None)
+
+
+_LAST_REASON = re.compile(r"^last reason: (.+)$")
+
+
+def _read(text: str, payload: dict) -> dict | None:
+    exact = match(text, payload)
+    cause = next((c for c in payload["causes"] if re.search(c["re"], text)), None)
+    if exact and cause and exact["sections"] and exact["sections"][0]["href"] == cause["section"]["href"]:
+        cause = None  # it would link the section the pattern links first: the line keeps its row's links
+    if exact:
+        return {"how": "exact", "pattern": exact, "cause": cause, "kind": exact["kind"]}
+    if cause:
+        return {"how": "cause", "pattern": None, "cause": cause, "kind": cause["kind"]}
+    for p in payload["patterns"]:  # a line that starts as a pattern does, up to its first placeholder
+        head = _PLACEHOLDER.split(p["pattern"])[0]
+        if len(head) >= 16 and text.startswith(head):
+            return {"how": "similar", "pattern": p, "cause": None, "kind": p["kind"]}
+    return None
+
+
+def explain(text: str, payload: dict) -> dict | None:
+    """How the paste box reads a line's message text (message_text): what assets/messages.js does.
+
+    ``how`` is "exact" (a measured pattern matches it), "cause" (no pattern does, a cause does) or "similar" (it
+    starts as a pattern does); ``kind`` is the kind whose text explains it; ``sections`` its links, the
+    cause's section first. A limit warning's ``last reason:`` line is read as the guard failure it quotes
+    (``last_reason``), with the limit's section after the guard's. None: the guide has nothing on the line."""
+    last = _LAST_REASON.match(text)
+    found = _read(last.group(1), payload) if last else None
+    if found:
+        found["last_reason"] = True
+    else:
+        found = _read(text, payload)
+        if not found:
+            return None
+        found["last_reason"] = False
+    if found["cause"]:  # the section that explains what the line checks (the pattern's are of other lines alike)
+        links = [found["cause"]["section"]]
+    else:
+        links = list(found["pattern"]["sections"])
+    if found["last_reason"] and payload["limit"]:
+        links.insert(1, payload["limit"])
+    found["sections"] = [s for i, s in enumerate(links) if s["href"] not in {o["href"] for o in links[:i]}][:3]
+    return found
 
 
 def payload(index: Index, page_url: str = PAGE_URL) -> str:
