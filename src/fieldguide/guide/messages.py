@@ -223,14 +223,11 @@ CAUSES = [
     ),
     Cause("graph-break", r"^Graph break from ", "breaks.md#what-breaks-a-graph", "graph-break"),
     # guards, by what they check: the most specific first
-    # lesson 5's sections on hooks, per-layer objects, module counters and inference mode / autocast are being
-    # written (issue 23): until docs/realcode.md has their anchors, these causes link the older section named last
     Cause(
         "hooks",
         r"_(?:forward|backward)(?:_pre)?_hooks\b|_hooks_with_kwargs\b",
         "realcode.md#hooks",
         "value",
-        "guards.md#modules-identity-or-type",
     ),
     Cause(
         "learning-rate",
@@ -246,7 +243,6 @@ CAUSES = [
         rf"___check_obj_id\({_MODULE}{_ATTRS}\.(?!_modules\b)\w+\s*,",
         "realcode.md#per-layer-objects",
         "object-id",
-        "guards.md#modules-identity-or-type",
     ),
     Cause(
         "module-identity", rf"___check_(?:obj|type)_id\({_MODULE}", "guards.md#modules-identity-or-type", "object-id"
@@ -256,7 +252,6 @@ CAUSES = [
         rf"^{_MODULE}{_ATTRS}\.\w*(?:step|count|call|iter|epoch|update)\w* == -?\d+$",
         "realcode.md#module-counter",
         "value",
-        "realcode.md#per-layer-attributes",
     ),
     Cause("layer-index", rf"^{_MODULE}{_ATTRS}\.\w+ == -?\d+$", "realcode.md#per-layer-attributes", "value"),
     Cause("module-attribute", rf"^{_MODULE}{_ATTRS}\.\w+ == ", "guards.md#modules-identity-or-type", "value"),
@@ -266,7 +261,6 @@ CAUSES = [
         r"|_get_grad_enabled|is_grad_enabled",
         "realcode.md#inference-mode-and-autocast",
         "global-state",
-        "guards.md#ambient-state",
     ),
     Cause(
         "global-state",
