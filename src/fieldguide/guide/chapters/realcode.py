@@ -632,6 +632,8 @@ def _course_fact(result: SnippetResult, absent: str = "") -> Measured:
     if c["reasons"]:
         evidence += (_reason_ev(result, c["reasons"][0]),)
         slots["reason"] = Derived(c["reasons"][0], shorten(c["reasons"][0], 80))
+    if c["outcome"] and c["outcome"].startswith("settled"):
+        evidence += (line_of(result, c["settled"] + ":"),)
     if c["outcome"] is None:
         raise LookupError(f"{result.path}: {c['final']} graphs, {c['recompiles']} recompiles over {c['n']} steps")
     return Measured((c["first"], c["final"]), evidence, c["outcome"], slots)
