@@ -511,8 +511,10 @@ def test_before_answering_no_scenario_shows_or_holds_its_answer(browser, built_s
     its title, its code and its encoded key, whatever its answer; its reveal is hidden and empty,
     and the page's text names no scenario's measured counts.
 
-    Checked against the breakage: gym.render_drill made to write each scenario's verdict into its
-    section as plain text -> scenarios with different verdicts differ (and the text shows it)."""
+    Checked against breakages, on a copy of the built page: each scenario's verdict written in
+    clear after its title (`<p>reuses</p>`) -> "text beside the title, the code and the choices";
+    the verdict as an attribute of the section (`data-v="reuses"`) -> the scenarios' elements
+    differ. test_the_key_is_not_readable_before_answering passes both."""
     key = {(d.anchor, sid): v for d in DRILLS for sid, v in page_key(built_site, d).items()}
     assert len({v["verdict"] for v in key.values()}) == 3  # the skeletons below differ if anything tells them apart
     with serve(built_site) as base:
