@@ -66,12 +66,23 @@ def watch_offline(page) -> tuple[list[str], list[str]]:
 def _axe_violations(page) -> list[dict]:
     from axe_playwright_python.sync_playwright import Axe
 
+    settled(page)
     results = Axe().run(page)
     return [
         {"id": v["id"], "impact": v["impact"], "nodes": [n["target"] for n in v["nodes"][:3]]}
         for v in results.response["violations"]
         if v["impact"] in ("moderate", "serious", "critical")
     ]
+
+
+def settled(page) -> None:
+    """Wait until the page's CSS transitions and finite animations have ended (the theme fades
+    colours in): waited for as such, not for a fixed pause a loaded machine can outlast (issue 25)."""
+    page.evaluate("() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")
+    page.wait_for_function(
+        "() => document.getAnimations().every(a => a.playState !== 'running'"
+        " || a.effect === null || a.effect.getComputedTiming().iterations === Infinity)"
+    )
 
 
 def axe_sweep(site: Path, scheme: str, log: Path) -> dict:
@@ -100,14 +111,14 @@ def axe_sweep(site: Path, scheme: str, log: Path) -> dict:
         page.goto(f"{base}/gym/")
         page.locator(".gym-scenario").first.locator(".gym-choice").first.click()
         page.locator(".gym-scenario").nth(4).locator(".gym-choice").last.click()
-        page.wait_for_timeout(600)  # the theme's colour transitions settle before contrast is measured
+        settled(page)  # the theme's colour transitions end before contrast is measured
         if violations := _axe_violations(page):
             found["gym/ (answered)"] = violations
         page.goto(f"{base}/messages/")
         page.fill("#fg-log", log.read_text() + "\nnot a torch line\n")
         page.click("#fg-explain")
         page.wait_for_load_state("networkidle")
-        page.wait_for_timeout(600)
+        settled(page)
         if violations := _axe_violations(page):
             found["messages/ (a log explained)"] = violations
         context.close()

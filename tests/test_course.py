@@ -9,7 +9,7 @@ import re
 from collections import Counter
 
 import pytest
-from browser import serve, watch_offline
+from browser import serve, settled, watch_offline
 from conftest import ROOT
 
 from fieldguide.guide import gym, links
@@ -509,6 +509,7 @@ def test_lesson_pages_have_no_serious_accessibility_violations(browser, built_si
     with serve(built_site) as base:
         page = browser.new_page()
         page.goto(f"{base}/{lesson}/")
+        settled(page)  # contrast is measured once the colour transitions have ended
         results = Axe().run(page)
         page.close()
     violations = [v for v in results.response["violations"] if v["impact"] in ("serious", "critical")]

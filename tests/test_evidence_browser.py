@@ -9,7 +9,7 @@ from __future__ import annotations
 import base64
 
 import pytest
-from browser import serve
+from browser import serve, settled
 
 HIGHLIGHT = (0xFF, 0xE5, 0x8F)  # .fg-evidence-line.fg-ev-active in fieldguide.css
 
@@ -109,6 +109,7 @@ def test_markers_and_a_highlighted_line_pass_the_accessibility_check(browser, bu
     with serve(built_site) as base:
         page, _ = open_page(browser, base, path)
         page.locator(".fg-ev a").first.click()
+        settled(page)  # contrast is measured once the colour transitions have ended
         results = Axe().run(page)
         serious = [v["id"] for v in results.response["violations"] if v["impact"] in ("serious", "critical")]
         assert serious == []

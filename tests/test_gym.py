@@ -7,7 +7,7 @@ import re
 from html import escape as html_escape
 
 import pytest
-from browser import serve
+from browser import serve, settled
 from conftest import FRESH, ROOT
 
 from fieldguide.guide import gym
@@ -193,6 +193,7 @@ def test_no_serious_accessibility_violations(browser, built_site):
     with serve(built_site) as base:
         page, errors = open_gym(browser, base)
         page.locator(".gym-scenario").first.locator(".gym-choice").first.click()  # with a reveal open too
+        settled(page)  # contrast is measured once the colour transitions have ended
         results = Axe().run(page)
         violations = [v for v in results.response["violations"] if v["impact"] in ("serious", "critical")]
         assert not violations, json.dumps([{k: v[k] for k in ("id", "impact", "help")} for v in violations], indent=1)
@@ -464,3 +465,79 @@ def test_the_releases_page_keeps_the_gym_answers_behind_a_spoiler_and_out_of_sea
     index = json.loads((built_site / "search" / "search_index.json").read_text())["docs"]
     releases_text = " ".join(d["text"] for d in index if d["location"].startswith("releases/"))
     assert releases_text and "GYM·" not in releases_text
+
+
+# -- the answers stay hidden until the reader answers ----------------------------------------------
+def _without_key(markdown: str) -> str:
+    """A drill's page source without what may depend on the answers: the encoded key and the torch."""
+    return re.sub(r' data-(key|torch)="[^"]*"', "", markdown)
+
+
+def test_a_scenario_is_written_the_same_whatever_its_answer():
+    """The promise (docs/gym/index.md, README *Drills*): the answers stay hidden until the reader
+    answers. A drill rendered from two releases' records whose answers differ is the same page,
+    but for the encoded key and the torch it names: no verdict, outcome, count or guard reaches
+    the page in clear, as text, attribute, class or comment.
+
+    Checked against the breakage: gym.render_drill made to write each scenario's verdict into its
+    section as plain text (`<p>{answer.verdict}</p>` after the title) -> the two renderings differ."""
+    differ = []
+    for drill in DRILLS:
+        pages = {r: gym.render_drill(drill, REVIEWED[r], ROOT / "snippets") for r in REVIEWED}
+        keys = {r: gym.answer_key(drill, REVIEWED[r]) for r in REVIEWED}
+        differ += [
+            s.id
+            for s in drill.scenarios
+            if len({(k[s.id].verdict, k[s.id].outcome, k[s.id].before, k[s.id].after) for k in keys.values()}) > 1
+        ]
+        old, new = (_without_key(p) for p in pages.values())
+        assert old == new, f"{drill.label}: the page differs where the answers do"
+    assert differ, "no scenario's answer differs between the releases compared: the test shows nothing"
+
+
+SECTION_SKELETON = """section => {
+    const copy = section.cloneNode(true);
+    copy.querySelectorAll('h3, .highlight, pre').forEach(e => e.remove());  // its title and code
+    const strip = e => ['data-key', 'data-scenario', 'aria-labelledby', 'id', 'aria-label'].forEach(a => e.removeAttribute(a));
+    strip(copy);
+    copy.querySelectorAll('*').forEach(strip);
+    return copy.outerHTML;
+}"""
+
+
+def test_before_answering_no_scenario_shows_or_holds_its_answer(browser, built_site):
+    """What the browser has before any answer (text a reader or a screen reader gets, hidden text
+    included, attributes and comments): every scenario of every drill is the same element but for
+    its title, its code and its encoded key, whatever its answer; its reveal is hidden and empty,
+    and the page's text names no scenario's measured counts.
+
+    Checked against breakages, on a copy of the built page: each scenario's verdict written in
+    clear after its title (`<p>reuses</p>`) -> "text beside the title, the code and the choices";
+    the verdict as an attribute of the section (`data-v="reuses"`) -> the scenarios' elements
+    differ. test_the_key_is_not_readable_before_answering passes both."""
+    key = {(d.anchor, sid): v for d in DRILLS for sid, v in page_key(built_site, d).items()}
+    assert len({v["verdict"] for v in key.values()}) == 3  # the skeletons below differ if anything tells them apart
+    with serve(built_site) as base:
+        page, errors = open_gym(browser, base)
+        page.evaluate("localStorage.clear()")
+        page.reload()
+        sections = page.locator(".gym-scenario")
+        assert sections.count() == len(key)
+        skeletons = {}
+        for i in range(sections.count()):
+            section = sections.nth(i)
+            drill = section.evaluate("s => s.closest('.gym-drill').getAttribute('data-drill')")
+            answer = key[(drill, section.get_attribute("data-scenario"))]
+            skeletons.setdefault(section.evaluate(SECTION_SKELETON), []).append(answer["verdict"])
+            reveal = section.locator(".gym-reveal")
+            assert reveal.is_hidden() and reveal.evaluate("r => r.textContent.trim()") == ""
+            rest = section.evaluate(
+                "s => { const c = s.cloneNode(true);"
+                " c.querySelectorAll('h3, .highlight, pre, .gym-choices').forEach(e => e.remove());"
+                " return c.textContent.trim(); }"
+            )
+            assert rest == "", f"{drill} {i}: text beside the title, the code and the choices: {rest!r}"
+        assert len(skeletons) == 1, {s[:300]: v for s, v in skeletons.items()}
+        body = page.evaluate("document.body.textContent")
+        assert "before the last call" not in body and "Correct." not in body
+        assert errors == []

@@ -28,7 +28,7 @@ from fieldguide.run.cache import Cache
 from fieldguide.run.collect import CollectError, collect
 from fieldguide.run.execute import ExecutionFailed, execute
 from fieldguide.run.executors import OUTPUT_LIMIT, FreshProcessExecutor, WarmExecutor, make_executor
-from fieldguide.run.executors.base import KILL_GRACE, Executor
+from fieldguide.run.executors.base import Executor
 from fieldguide.run.progress import Progress
 
 
@@ -381,13 +381,19 @@ class Recording(Executor):
 @pytest.mark.parametrize("executor", ["fresh", "warm", "fallback"])
 def test_a_timeout_holds_when_descendants_keep_the_output_open(scratch, executor, daemon, tmp_path_factory):
     """The snippet's daemon holds its stdout and stderr open for 300 s; the snippet sleeps past its
-    3 s timeout. What is asserted is what the engine reports, not how fast this machine is: the
+    timeout. What is asserted is what the engine reports, never how fast this machine is: the
     snippet's own supervisor stopped it for its timeout (timed_out, no engine failure: an executor
-    that gave up waiting for a supervisor stuck on the output pipes reports a failure instead), it
-    did so within the grace the executor allows a supervisor past the timeout (the run's own
-    `seconds`, not counting a warm worker's start), and nothing the snippet started is alive once
-    the engine has reported (it kills the tree before it reports). A wall-clock bound on the whole
-    call, worker start included, failed once with two suites sharing the 2 cores (issue 25).
+    that gave up waiting for a supervisor stuck on the output pipes reports a failure instead, at
+    timeout + KILL_GRACE on its own clock), not before the timeout (a lower bound, which load only
+    makes easier to meet), and nothing the snippet started is alive once the engine has reported
+    (it kills the tree before it reports). Two wall-clock bounds failed or could fail with two
+    suites sharing the 2 cores (issue 25): one on the whole call, worker start included, and one
+    on the run's `seconds` (timeout + KILL_GRACE, which only restated what `failure` tells).
+
+    The run must have its daemon up before the timeout to test anything; on a loaded machine the
+    start of three processes can take longer than 3 s, so a run that printed nothing (the timeout
+    came first: the daemon may never have held the pipes) is made again with the timeout doubled,
+    and the assertions are made on the first run that had its daemon up.
 
     Checked against breakages: the runner's wait (base.supervise) made to wait for the output pipes
     to close before reporting -> the executor gives up at timeout + KILL_GRACE and the failure
@@ -395,14 +401,18 @@ def test_a_timeout_holds_when_descendants_keep_the_output_open(scratch, executor
     fallback -> the daemon is alive when the engine reports."""
     marker, ready = daemon
     scratch.snippet("p/stall.py", ESCAPER.format(marker=marker, ready=ready, tail="time.sleep(300)"))
-    ex = Recording(engine(executor, scratch, tmp_path_factory))
-    with pytest.raises(ExecutionFailed, match="ran past its timeout of 3s"):
-        run_jobs(scratch, {"docs/p.md": fence("p/stall.py", timeout="3")}, ex, cache=False)
-    (raw,) = ex.runs
+    for timeout in (3, 6, 12, 24, 48):
+        Path(ready).unlink(missing_ok=True)  # a daemon of an earlier try does not count
+        ex = Recording(engine(executor, scratch, tmp_path_factory))
+        with pytest.raises(ExecutionFailed, match=f"ran past its timeout of {timeout}s"):
+            run_jobs(scratch, {"docs/p.md": fence("p/stall.py", timeout=str(timeout))}, ex, cache=False)
+        (raw,) = ex.runs
+        assert survivors(marker) == [], "a process of the snippet was alive after the engine reported its end"
+        if raw.events:  # the daemon was up before the timeout
+            break
     assert (raw.timed_out, raw.failure, raw.exit_code) == (True, "", None), raw
-    assert "".join(t for _, t in raw.events) == "left a daemon behind\n"  # the daemon was up before the timeout
-    assert raw.seconds < 3 + KILL_GRACE, raw.seconds  # the supervisor reported; the executor did not give up
-    assert survivors(marker) == [], "the daemon was alive after the engine reported the snippet's end"
+    assert "".join(t for _, t in raw.events) == "left a daemon behind\n"
+    assert raw.seconds >= timeout, raw.seconds  # stopped by its timeout, not before
 
 
 # Walks up its ancestors and SIGKILLs every one that is the engine's (the fresh supervisor or the
@@ -529,9 +539,8 @@ def test_ctrl_c_stops_the_build_promptly_and_keeps_the_previous_site(scratch, ex
         proc.send_signal(signal.SIGINT)
     else:
         interrupt_a_worker_thread(proc.pid)
-    start = time.monotonic()
     try:
-        proc.communicate(timeout=30)
+        out, err = proc.communicate(timeout=30)
     except subprocess.TimeoutExpired:  # say where it hangs: the process tree, and every thread's stack
         tree = subprocess.run(
             ["ps", "-eo", "pid,ppid,pgid,stat,wchan:20,args", "--forest"], capture_output=True, text=True
@@ -543,9 +552,13 @@ def test_ctrl_c_stops_the_build_promptly_and_keeps_the_previous_site(scratch, ex
         proc.send_signal(signal.SIGABRT)
         _, err = proc.communicate(timeout=30)
         pytest.fail(f"the build did not end 30 s after SIGINT\n{masks}\n{tree.stdout}\n--- its stderr\n{err}")
-    assert time.monotonic() - start < 3, "Ctrl-C did not stop the build promptly"
+    # Promptly: the build stopped the running snippet (it sleeps 300 s, past its 120 s timeout)
+    # instead of waiting for it, which communicate(timeout=30) bounds. No tighter wall-clock bound
+    # (the "second or two" of the README is this machine's speed, which two suites sharing the
+    # cores stretch, issue 25); what stopped it is in what the build says: not the timeout.
     assert proc.returncode != 0
-    assert none_left(marker, 3), "the interrupted snippet's descendants survived"
+    assert "past its timeout" not in out + err, out + err
+    assert none_left(marker, 30), "the interrupted snippet's descendants survived"
     assert (scratch.root / "site" / "index.html").read_text() == before
     assert not list(scratch.root.glob(".fieldguide-partial-*"))
 
@@ -799,10 +812,10 @@ def test_a_coding_cookie_source_is_shown_as_python_reads_it(scratch):
 # -- 9. output and memory are bounded ----------------------------------------------------------
 def test_endless_output_is_cut_at_the_limit_and_fails(scratch):
     scratch.snippet("b/flood.py", "while True:\n    print('x' * 1000)\n")
-    start = time.monotonic()
+    # stopped by the output cap, not by its timeout (no wall-clock bound: the message says which)
     with pytest.raises(ExecutionFailed) as info:
         run_jobs(scratch, {"docs/p.md": fence("b/flood.py", timeout="60")}, cache=False)
-    assert time.monotonic() - start < 30
+    assert "timeout" not in str(info.value)
     assert f"printed more than the output limit of {OUTPUT_LIMIT / 1e6:g} MB and was stopped" in str(info.value)
     assert len(str(info.value)) < 30_000
 

@@ -17,7 +17,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from browser import serve, watch_offline
+from browser import serve, settled, watch_offline
 from conftest import QUIET, ROOT, mkdocs_build, shared_dir, shared_once
 
 from fieldguide.guide.chapters import guards as ch
@@ -190,6 +190,7 @@ def test_switching_releases_keeps_page_and_section_offline_and_accessible(tree, 
         outside, errors = watch_offline(page)
 
         def axe_clean() -> None:
+            settled(page)  # contrast is measured once the colour transitions have ended
             violations = [v for v in Axe().run(page).response["violations"] if v["impact"] in ("serious", "critical")]
             assert not violations, json.dumps(
                 [{k: v[k] for k in ("id", "impact", "help")} for v in violations], indent=1

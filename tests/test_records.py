@@ -76,3 +76,40 @@ def test_every_drill_has_a_measured_answer_on_every_release(release):
         key = gym.answer_key(drill, build)  # raises DrillError when a scenario has no verdict
         assert set(key) == {s.id for s in drill.scenarios}
         assert {a.verdict for a in key.values()} <= {"reuses", "recompiles", "compiles new code"}
+
+
+def test_a_release_measurement_records_a_failure_and_check_says_when_it_is_current(
+    scratch, monkeypatch, tmp_path, capsys
+):
+    """README, *The release matrix*: a snippet that fails on a release is recorded as failed and
+    reported (the others' measurements are kept); a record whose every entry is current passes
+    `--check`, which is how `nox -s matrix` skips it and resumes an interrupted run; a snippet
+    changed since makes it stale again.
+
+    Checked against breakages: stale_entries made to ignore the digests -> the edited snippet is
+    not named and `--check` passes; measure() made to drop failed results -> the record has no
+    entry for the failing snippet."""
+    from fieldguide.tools import measure
+
+    scratch.snippet("m/ok.py", "print('ok')\n")
+    scratch.snippet("m/bad.py", "raise SystemExit(3)\n")
+    scratch.page("index.md", '# m\n\n```snippet path="m/ok.py"\n```\n\n```snippet path="m/bad.py"\n```\n')
+    monkeypatch.chdir(scratch.root)
+    monkeypatch.setenv("FIELDGUIDE_EXECUTOR", "fresh")  # print() snippets: no torch needed
+    out = tmp_path / "torch-x.json.gz"
+
+    assert measure.main([str(out)]) == 1
+    assert "snippets/m/bad.py" in capsys.readouterr().err
+    entries = {s.path: s for s in BuildRecord.read(out).snippets}
+    assert (entries["snippets/m/ok.py"].exit_code, entries["snippets/m/ok.py"].stdout) == (0, "ok\n")
+    assert entries["snippets/m/bad.py"].exit_code == 3
+    assert measure.main([str(out), "--check"]) == 1
+    assert capsys.readouterr().out.splitlines() == [f"{out}: failed: snippets/m/bad.py"]
+
+    scratch.snippet("m/bad.py", "print('fixed')\n")
+    assert measure.main([str(out)]) == 0
+    assert measure.main([str(out), "--check"]) == 0  # current: nox -s matrix skips this release
+    capsys.readouterr()
+    scratch.snippet("m/ok.py", "print('ok, edited')\n")
+    assert measure.main([str(out), "--check"]) == 1
+    assert capsys.readouterr().out.splitlines() == [f"{out}: stale: snippets/m/ok.py"]

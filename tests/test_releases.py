@@ -143,3 +143,116 @@ def test_no_release_number_is_typed_into_chapter_code_strings(module):
         if RELEASE_RE.search(s)
     ]
     assert not found, f"chapters/{module} types torch releases into its strings: {found[:5]}"
+
+
+def _records_copy(root: Path, release: str, alter) -> None:
+    """A records/ folder under `root`: releases.toml and every committed record as they are, but
+    `release`'s record rewritten through `alter(data)` (its JSON, changed in place)."""
+    import gzip
+    import json
+    import shutil
+
+    (root / "records").mkdir()
+    shutil.copy(ROOT / "records" / "releases.toml", root / "records" / "releases.toml")
+    for r in LISTED:
+        src = releases.record_file(ROOT, r)
+        if not src.exists():
+            continue
+        if r == release:
+            data = json.loads(gzip.decompress(src.read_bytes()))
+            alter(data)
+            releases.record_file(root, r).write_bytes(gzip.compress(json.dumps(data).encode()))
+        else:
+            releases.record_file(root, r).symlink_to(src)
+
+
+def test_an_entry_measured_from_another_source_is_stale_in_the_table_never_current(tmp_path):
+    """The promise (README, *The release matrix*): an entry whose snippet changed after its release
+    was measured is shown as stale, never as that release's output. Staleness is decided by the
+    committed record's source digests against today's: here one committed record's copy has one
+    entry's digest altered, and every cell read from that entry (and only those) turns stale,
+    with no value, in the live build's table and in a copy replayed from a record (publish).
+
+    Checked against the breakage: releases.columns made to treat every entry as current whatever
+    its digest (`stale = set()`) -> the cells keep their old value ("ok") and this test fails."""
+    from fieldguide.run.context import ReplayState
+
+    live = live_record()
+    snippets = ROOT / "snippets"
+    before_cols = releases.columns(ROOT, live)
+    before = releases.fact_rows(before_cols, snippets)
+    i, release = next((i, c.release) for i, c in enumerate(before_cols) if not c.live and c.build is not None)
+    # an entry of that release that is current today and that a fact's cell reads
+    name, cell = next(
+        (n, cells[i])
+        for n, cells in before.items()
+        if cells[i].state == "ok" and cells[i].value and not n.startswith(releases.GYM_ROW)
+    )
+    target = releases._key(cell.sources[0])
+
+    def alter(data):
+        (entry,) = [s for s in data["snippets"] if (s["path"], tuple(sorted(s.get("env", {}).items()))) == target]
+        entry["digest"] = "0" * 16  # measured from another version of the snippet than today's
+
+    _records_copy(tmp_path, release, alter)
+    today = {releases._key(s): s.digest for s in live.snippets}
+    for replay in (None, ReplayState(torch=DEFAULT, today=today)):
+        cols = releases.columns(tmp_path, live, replay)
+        assert cols[i].release == release and cols[i].stale == {target}, cols[i].stale
+        rows = releases.fact_rows(cols, snippets)
+        hit = 0
+        for n, cells in rows.items():
+            if any(releases._key(s) == target for s in cells[i].sources):
+                hit += 1
+                assert (cells[i].state, cells[i].value) == ("stale", None), (n, cells[i])
+            else:
+                assert (cells[i].state, cells[i].value) == (before[n][i].state, before[n][i].value), n
+        assert hit and rows[name][i].state == "stale"
+        tds = re.findall(r"<td([^>]*)>(.*?)</td>", releases.matrix_table(cols, {name: rows[name]}))
+        attrs, shown = tds[i]
+        assert 'class="fg-cell-stale"' in attrs and "data-value" not in attrs, tds[i]
+        assert re.sub(r"<[^>]+>", "", shown).startswith("stale"), shown
+        assert release in releases.history(cols, rows, name).split("No current measurement for", 1)[1]
+
+
+def test_each_column_of_the_built_table_is_its_own_releases_measurement(built_site, site_record):
+    """The promise (README, *The release matrix*): each column is read from that release's own run,
+    the default release's from this build. Every value the built Across releases page shows (the
+    facts and the gym's answers behind the spoiler) equals the fact evaluated on its own column's
+    record, and the columns differ where the releases do (so a page showing one record's values in
+    every column cannot pass).
+
+    Checked against the breakage: releases._fact_rows made to evaluate every column's facts on the
+    live build's record (all fourteen columns show the default release's values) -> the 2.2.2
+    column's values differ from 2.2.2's own facts and this test fails."""
+    from html import unescape
+
+    from fieldguide.guide.facts import facts_with_sources
+
+    page = (built_site / "releases" / "index.html").read_text()
+    own = {
+        r: facts_with_sources(BuildRecord.read(releases.record_file(ROOT, r)), ROOT / "snippets")
+        for r in LISTED
+        if r != DEFAULT and releases.record_file(ROOT, r).exists()
+    }
+    own[DEFAULT] = facts_with_sources(BuildRecord.from_json(site_record), ROOT / "snippets")
+    compared, differ = 0, 0
+    for table in re.findall(r'<div class="fg-matrix".*?</table>', page, re.S):
+        header = re.findall(r'<th scope="col" data-release="([^"]+)"', table)
+        assert header == LISTED
+        for name, cells in re.findall(r'<tr><th scope="row">(.*?)</th>(.*?)</tr>', table, re.S):
+            name = unescape(name)
+            tds = re.findall(r"<td([^>]*)>", cells)
+            assert len(tds) == len(header), name
+            live_value = own[DEFAULT].get(name, (None,))[0]
+            for release, td in zip(header, tds, strict=True):
+                m = re.search(r'data-value="([^"]*)"', td)
+                if m is None:  # stale, missing, not measured: no value shown
+                    continue
+                assert release in own, (name, release)
+                assert name in own[release], (name, release)
+                assert unescape(m.group(1)) == own[release][name][0], (name, release)
+                compared += 1
+                differ += unescape(m.group(1)) != live_value
+    assert compared > 100, compared
+    assert differ > 10, f"only {differ} values differ from the live build's: the columns are not told apart"

@@ -107,6 +107,52 @@ def test_scratch_build_show_modes_and_json_data(scratch):
     assert scratch.record_obj().find("x/data.py").json() == {"graphs": 2}
 
 
+def test_a_fence_shows_only_its_lines_and_runs_from_the_repository_root(scratch):
+    """README, *Writing a page*: `lines` shows only those source lines (the whole file still runs),
+    and a snippet runs in the repository's root, as for a reader who types `python snippets/...`.
+
+    Checked against breakages: render.source_lines made to ignore `lines` -> the hidden first line
+    is on the page; the runner made to start snippets in their own folder -> `data.txt` is not found."""
+    scratch.snippet(
+        "x/parts.py",
+        "hidden_setup = open('data.txt').read().strip()\nshown = 'a'\nprint(shown, hidden_setup)\n# after\n",
+    )
+    (scratch.root / "data.txt").write_text("from-the-root\n")
+    scratch.page("index.md", '# Hi\n\n```snippet path="x/parts.py" lines="2-3"\n```\n')
+    proc = scratch.build(**FRESH)
+    assert proc.returncode == 0, proc.stderr
+    html = (scratch.root / "site" / "index.html").read_text()
+    source = re.sub(r"<[^>]+>", "", html.split("snippets/x/parts.py (lines 2-3)</span>", 1)[1].split("</code>", 1)[0])
+    assert "shown" in source and "print" in source and "hidden_setup = " not in source and "# after" not in source
+    assert output_block(html, "python snippets/x/parts.py") == ["a from-the-root"]
+
+
+def test_a_replayed_build_executes_nothing_and_shows_the_record(scratch, tmp_path_factory):
+    """README, *The published site*: only the default release executes; a copy rendered from a
+    record (FIELDGUIDE_REPLAY) runs nothing and shows what the record holds.
+
+    Checked against the breakage: the plugin made to execute the jobs before replaying
+    (`self._execute(jobs)` in its `settings.replay` branch) -> the snippet runs again and leaves
+    its mark."""
+    outside = tmp_path_factory.mktemp("outside")  # the repository is read-only to snippets
+    scratch.snippet(
+        "x/once.py",
+        f"import os, random\nopen(os.path.join({str(outside)!r}, str(os.getpid())), 'w').close()\n"
+        "print('drawn', random.SystemRandom().randrange(10**12))\n",
+    )
+    scratch.page("index.md", '# Hi\n\n```snippet path="x/once.py"\n```\n')
+    assert scratch.build(**FRESH).returncode == 0
+    shown = output_block((scratch.root / "site" / "index.html").read_text(), "python snippets/x/once.py")
+    record = tmp_path_factory.mktemp("record") / "record.json"
+    record.write_text((scratch.root / "site" / "record.json").read_text())
+    for mark in outside.iterdir():
+        mark.unlink()
+    proc = scratch.build(FIELDGUIDE_REPLAY=str(record), FIELDGUIDE_NO_CACHE="1", **FRESH)
+    assert proc.returncode == 0, proc.stderr
+    assert list(outside.iterdir()) == [], "the replayed build ran the snippet"
+    assert output_block((scratch.root / "site" / "index.html").read_text(), "python snippets/x/once.py") == shown
+
+
 def test_build_messages_go_through_the_plugin_logger(scratch):
     """Not a terminal: one line per executed snippet, one summary line for the cache hits; -q silences both."""
     scratch.snippet("x/one.py", "print(1)\n")
