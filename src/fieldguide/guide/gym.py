@@ -232,7 +232,17 @@ def _cited(dump) -> list[re.Match]:
 def frame_of(dump: list[Guard] | tuple[Guard, ...]) -> str:
     """The function a dump's entry belongs to, as its guards' comments name it (the user code's line)."""
     names = [m.group("name") for m in _cited(dump)]
-    return max(set(names), key=names.count) if names else ""
+    # a tie between a module's frame and a function it inlined goes to the one citing the guard on
+    # `L['self']` itself (the module whose forward was compiled); then to the name cited first
+    # (never to set order, which changes with PYTHONHASHSEED)
+    own = [
+        m.group("name")
+        for g in dump
+        if "_dynamo/" not in g.comment
+        and re.search(r"L\[['\"]self['\"]\](?![.\[])", g.predicate)
+        and (m := _FRAME.search(g.comment))
+    ]
+    return max(dict.fromkeys(names), key=lambda n: (names.count(n), own.count(n))) if names else ""
 
 
 def first_line_of(dump, frame: str) -> int:
@@ -464,6 +474,8 @@ def _fill(text: str, values: dict[str, str]) -> str:
         if m.group(0) in ("{{", "}}"):
             return m.group(0)[0]
         value = html.escape(values[m.group("name")])
+        # the text goes through Markdown next: no underscore or star in a value may start emphasis
+        value = value.replace("_", "&#95;").replace("*", "&#42;")
         return f"<code>{value}</code>" if m.group("fmt") == "code" else value
 
     return _SLOT.sub(sub, text)

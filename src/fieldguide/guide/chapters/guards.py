@@ -414,7 +414,7 @@ def backend_reason(ambient_run: SnippetResult, anatomy: SnippetResult) -> Measur
     slots = {
         "reason": Derived(reason, shorten(reason, 160)),
         "n": Derived(len(reasons)),
-        "lines": Derived(len(reasons), plural(len(reasons), "failure line")),
+        "more": Derived(len(reasons), f" (the first of {len(reasons)} failure lines)" if len(reasons) > 1 else ""),
     }
     if printed is not None:
         return Measured(reason, ev + (guard_ev(anatomy, printed),), "a printed backend check failed", slots)

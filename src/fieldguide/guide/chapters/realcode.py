@@ -796,8 +796,13 @@ def _mode_reason(result: SnippetResult, label: str, named: tuple[tuple[str, str]
     if not s["recompiles"]:
         return Measured("no recompile", (step_ev,), "no recompile")
     reason = s["recompiles"][0].failures[0].reason.strip() if s["recompiles"][0].failures else ""
-    evidence = (_reason_ev(result, reason), step_ev) if reason else (step_ev,)
-    slots = {"reason": Derived(reason, shorten(reason, 90))}
+    # the reason logged for this call: searched from the step printed before it, since two calls can
+    # fail guards whose lines share their first 80 characters (two dispatch key sets)
+    lines = result.output.splitlines()
+    at = next(i for i, ln in enumerate(lines) if ln.startswith(label + " "))
+    start = max((i for i, ln in enumerate(lines[:at]) if re.search(r"\sunique_graphs=\d+\s*$", ln)), default=0)
+    evidence = (line_of(result, reason[:80], start), step_ev) if reason else (step_ev,)
+    slots = {"reason": Derived(reason, reason)}
     for outcome, pattern in named:
         if re.search(pattern, reason):
             return Measured(reason, evidence, outcome, slots)
@@ -866,7 +871,7 @@ def modes_table(result: SnippetResult) -> str:
             [
                 code(s["label"]),
                 str(s["graphs"]) + markers_for([line_of(result, s["label"] + " ")]),
-                "<br>".join(code(shorten(r, 80)) for r in reasons) or "—",
+                "<br>".join(code(r) for r in reasons) or "—",
             ]
         )
     return table(["the call under", "unique_graphs after it", "first failed guard logged"], rows, "-r-")
