@@ -45,7 +45,7 @@ def serve_like_pages(site: Path, prefix: str):
             return str(site / unquote(path[len(prefix) + 2 :]))
 
         def send_error(self, code, message=None, explain=None):
-            if code != 404:
+            if code != 404 or not (site / "404.html").is_file():  # (the host's own page, as Pages does)
                 return super().send_error(code, message, explain)
             body = (site / "404.html").read_bytes()
             self.send_response(404)
