@@ -27,7 +27,7 @@ _SCRIPT = re.compile(r"<script\b[^>]*\bsrc=\"[^\"]*\"[^>]*>\s*</script>")
 
 
 class NotFoundPageError(RuntimeError):
-    """The 404 template no longer looks as this module expects (its marker or base script is gone)."""
+    """The newest copy's 404.html is not this guide's not-found page (its tree marker is gone)."""
 
 
 def _write(tag: str) -> str:
@@ -37,9 +37,10 @@ def _write(tag: str) -> str:
 
 def defer_assets(page: str) -> str:
     """A rendered 404.html whose stylesheets and scripts are written by the page's own script
-    once it has set the base (overrides/404.html defines fg404), none of them left as a tag."""
+    once it has set the base (overrides/404.html defines fg404), none of them left as a tag. A
+    404.html without that script (a project using the theme's own) is left as it is."""
     if "var fg404 =" not in page or TREE_MARKER not in page:
-        raise NotFoundPageError("overrides/404.html: the script that finds the guide's root is missing")
+        return page
     head, sep, body = page.partition("var fg404 =")
     # the tags before the page's script (only <meta> should be there) are left as they are
     start = head.rfind("<script")

@@ -436,10 +436,7 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
 
     def on_post_template(self, output_content, template_name, config):
         if template_name == "404.html":  # its assets are requested once it knows where the root is
-            try:
-                return notfound.defer_assets(output_content)
-            except notfound.NotFoundPageError as exc:
-                raise _fail(str(exc)) from None
+            return notfound.defer_assets(output_content)
         return output_content
 
     def on_serve(self, server, config, builder):
