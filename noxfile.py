@@ -158,8 +158,10 @@ def tests(session: nox.Session) -> None:
     """The test suite, against the default torch: nox -s tests [-- PYTEST ARGS]"""
     python = torch_python(session, DEFAULT_TORCH)
     # one xdist worker per core, taking the tests in the order tests/conftest.py gives them
-    # (its pytest_xdist_make_scheduler); `-- -n 0` runs them in one process
-    session.run(python, "-m", "pytest", "-n", "auto", *session.posargs, env=QUIET_ENV, external=True)
+    # (its pytest_xdist_make_scheduler); `-- -n 0` runs them in one process. Tests that run nox
+    # run it with the interpreter running this session (`python3 -m nox` needs no nox on PATH).
+    env = {**QUIET_ENV, "FIELDGUIDE_NOX_PYTHON": sys.executable}
+    session.run(python, "-m", "pytest", "-n", "auto", *session.posargs, env=env, external=True)
 
 
 @nox.session

@@ -8,6 +8,7 @@ import os
 import threading
 from contextlib import contextmanager
 from pathlib import Path
+from urllib.parse import unquote, urlparse
 
 CHROMIUM = os.environ.get("FIELDGUIDE_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
@@ -29,6 +30,53 @@ def serve(site: Path):
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
     def log_message(self, *args) -> None:
         pass
+
+
+@contextmanager
+def serve_like_pages(site: Path, prefix: str):
+    """Serve the site at /<prefix>/ and answer any missing address (outside /<prefix>/ too) with
+    the 404.html at its root, as GitHub Pages serves a project's site; yields the root's URL."""
+
+    class Handler(_QuietHandler):
+        def translate_path(self, path):
+            path = urlparse(path).path
+            if not path.startswith(f"/{prefix}/"):
+                return str(site / "__nowhere__")
+            return str(site / unquote(path[len(prefix) + 2 :]))
+
+        def send_error(self, code, message=None, explain=None):
+            if code != 404 or not (site / "404.html").is_file():  # (the host's own page, as Pages does)
+                return super().send_error(code, message, explain)
+            body = (site / "404.html").read_bytes()
+            self.send_response(404)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            if self.command != "HEAD":
+                self.wfile.write(body)
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/{prefix}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def watch_failures(page) -> list[str]:
+    """Every request of the page (its own address excepted) that failed or was answered >= 400,
+    filled as the page runs."""
+    failed: list[str] = []
+    page.on("requestfailed", lambda r: failed.append(f"{r.url} ({r.failure})"))
+
+    def response(r) -> None:
+        if r.status >= 400 and r.request.resource_type != "document":
+            failed.append(f"{r.url} ({r.status})")
+
+    page.on("response", response)
+    return failed
 
 
 @contextmanager
@@ -63,7 +111,8 @@ def watch_offline(page) -> tuple[list[str], list[str]]:
     return outside, errors
 
 
-def _axe_violations(page) -> list[dict]:
+def axe_violations(page) -> list[dict]:
+    """The page's moderate, serious and critical axe violations."""
     from axe_playwright_python.sync_playwright import Axe
 
     settled(page)
@@ -105,21 +154,21 @@ def axe_sweep(site: Path, scheme: str, log: Path) -> dict:
             want = "slate" if scheme == "dark" else "default"  # the system's preference is followed
             if not path.startswith("tlparse/"):
                 assert page.evaluate("document.body.getAttribute('data-md-color-scheme')") == want, path
-            if violations := _axe_violations(page):
+            if violations := axe_violations(page):
                 found[path] = violations
         # the interactive states: a gym answer revealed, a log explained
         page.goto(f"{base}/gym/")
         page.locator(".gym-scenario").first.locator(".gym-choice").first.click()
         page.locator(".gym-scenario").nth(4).locator(".gym-choice").last.click()
         settled(page)  # the theme's colour transitions end before contrast is measured
-        if violations := _axe_violations(page):
+        if violations := axe_violations(page):
             found["gym/ (answered)"] = violations
         page.goto(f"{base}/messages/")
         page.fill("#fg-log", log.read_text() + "\nnot a torch line\n")
         page.click("#fg-explain")
         page.wait_for_load_state("networkidle")
         settled(page)
-        if violations := _axe_violations(page):
+        if violations := axe_violations(page):
             found["messages/ (a log explained)"] = violations
         context.close()
     return found

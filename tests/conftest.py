@@ -33,6 +33,11 @@ QUIET = {"NO_MKDOCS_2_WARNING": "1", "DISABLE_MKDOCS_2_WARNING": "true"}
 FRESH = {"FIELDGUIDE_EXECUTOR": "fresh"}
 
 
+# Builds run with the umask a user's shell usually has, whatever the runner's: the modes a build
+# leaves are then those of any folder made under it (0755 and 0644), which tests check.
+UMASK = 0o022
+
+
 def mkdocs_build(
     config_dir: Path, site_dir: Path, extra_env: dict | None = None, args=()
 ) -> subprocess.CompletedProcess:
@@ -44,7 +49,23 @@ def mkdocs_build(
         capture_output=True,
         text=True,
         check=False,
+        umask=UMASK,
     )
+
+
+def unreadable(tree: Path, umask: int = UMASK) -> list[str]:
+    """What in `tree` (itself included) has other modes than a plain folder or file made under
+    `umask` has (0755 and 0644 under 022), as `mkdocs build` leaves them: a folder made 0700 is
+    one a web server running as another user answers 403 for."""
+    wrong = []
+    for path in [tree, *sorted(tree.rglob("*"))]:
+        if path.is_symlink():
+            continue
+        mode = path.stat().st_mode & 0o777
+        want = (0o777 if path.is_dir() else 0o666) & ~umask
+        if mode != want:
+            wrong.append(f"{path.relative_to(tree.parent)}: {oct(mode)}, not {oct(want)}")
+    return wrong
 
 
 def pytest_configure(config) -> None:

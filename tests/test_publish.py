@@ -14,11 +14,12 @@ import re
 import subprocess
 import sys
 import tomllib
+import urllib.request
 from pathlib import Path
 
 import pytest
-from browser import serve, settled, watch_offline
-from conftest import QUIET, ROOT, mkdocs_build, shared_dir, shared_once
+from browser import axe_violations, serve, serve_like_pages, settled, watch_failures, watch_offline
+from conftest import QUIET, ROOT, UMASK, mkdocs_build, shared_dir, shared_once, unreadable
 
 from fieldguide.guide.chapters import guards as ch
 from fieldguide.guide.jobs import site_jobs, stale_entries
@@ -50,6 +51,7 @@ def publish(out: Path, *args: str) -> subprocess.CompletedProcess:
         env={**os.environ, **QUIET},
         capture_output=True,
         text=True,
+        umask=UMASK,
     )
 
 
@@ -80,6 +82,13 @@ def test_tree_is_laid_out_as_mike_does(tree):
     newest = versions[0]["version"]
     assert f"../../{newest}/guards/" in (tree / "latest" / "guards" / "index.html").read_text()
     assert (tree / "index.html").exists() and (tree / ".nojekyll").exists()
+
+
+def test_tree_is_readable_by_a_web_server(tree):
+    """Every copy's folder, the aliases and the root's files have a plain build's modes (0755,
+    0644 under umask 022). Broken on purpose once: make_owned() back on tempfile.mkdtemp left each
+    release's folder 0700, which a server running as another user answers 403 for."""
+    assert unreadable(tree) == []
 
 
 def test_every_page_names_its_torch_and_when_it_was_measured(tree):
@@ -249,3 +258,58 @@ def test_switching_releases_keeps_page_and_section_offline_and_accessible(tree, 
         assert page.locator(f"#{anchor}.fg-snippet").count() == 1
     assert outside == [], outside
     assert errors == [], errors
+
+
+NEWEST = max(DEFAULT, "2.2.2", key=lambda v: tuple(map(int, v.split("."))))
+
+
+@pytest.mark.parametrize(
+    ("missing", "page", "asked"),
+    [
+        ("2.2.2/guards/old-name/", "guards/", "2.2.2/guards/"),  # a mistyped page of a copy
+        ("2.1.0/guards/", "guards/", None),  # a release with no copy: the same page on the newest
+        ("guards/", "guards/", None),  # an address without a release
+        ("nope/", "", None),  # nothing the tree knows: the newest home page
+        ("nope/deeper/x.html", "", None),  # the same, deeper: the server is asked where the tree is
+    ],
+)
+def test_root_404_leads_to_the_newest_release_and_the_same_page(tree, browser, missing, page, asked):
+    """The tree's root 404.html, as GitHub Pages serves it for any missing address of a project
+    site (a python http.server under /field-guide/ answering with the root's 404.html): the styled
+    page, its assets and pages from the newest release's copy, a link to the same (or nearest)
+    page there and on the release asked for, no request failing (but the probes of an address that
+    names nothing the tree has, deeper than one folder), no axe finding. Broken on purpose
+    once each: without the root 404.html (publish not writing it) the server's plain page came
+    back; with the assets left as tags (defer_assets a no-op) 13 requests of the page failed."""
+    with serve_like_pages(tree, "field-guide") as root:
+        context = browser.new_context(color_scheme="dark" if asked else "light")
+        tab = context.new_page()
+        outside, errors = watch_offline(tab)
+        failed = watch_failures(tab)
+        response = tab.goto(root + missing)
+        assert response.status == 404
+        tab.wait_for_load_state("networkidle")
+        assert tab.locator("h1").first.inner_text() == "Page not found"  # not the server's own page
+        assert errors == [] and outside == []
+        # Nothing is asked of the missing address. An address that names no release and no page
+        # leaves the tree's folder to be found by asking each folder above it, nearest first,
+        # for versions.json: the folders between it and the tree answer 404.
+        probes = {"nope/deeper/x.html": [f"{root}nope/deeper/versions.json (404)", f"{root}nope/versions.json (404)"]}
+        assert failed == probes.get(missing, [])
+        assert tab.evaluate("getComputedStyle(document.querySelector('.md-header')).position") == "sticky"  # styled
+        assert tab.evaluate("document.baseURI") == f"{root}{NEWEST}/"
+        assert tab.locator(".fg-404-nearest a.fg-404-page").evaluate("a => a.href") == f"{root}{NEWEST}/{page}"
+        if asked:
+            assert tab.locator(".fg-404-nearest a.fg-404-asked").evaluate("a => a.href") == root + asked
+        else:
+            assert tab.locator(".fg-404-nearest a.fg-404-asked").count() == 0
+        if missing.startswith("2.1.0/"):
+            assert "no copy for torch 2.1.0" in tab.locator(".fg-404-nearest").inner_text()
+            releases = tab.locator(".fg-404-nearest a.fg-404-release").evaluate_all("els => els.map(a => a.href)")
+            assert releases == [f"{root}{NEWEST}/", f"{root}2.2.2/"]
+        pages = tab.locator(".fg-404-pages a").evaluate_all("els => els.map(a => a.href)")
+        assert len(pages) >= 6 and all(href.startswith(f"{root}{NEWEST}/") for href in pages), pages
+        for href in pages + tab.locator(".fg-404-nearest a").evaluate_all("els => els.map(a => a.href)"):
+            assert urllib.request.urlopen(href).status == 200, href
+        assert axe_violations(tab) == []
+        context.close()

@@ -43,7 +43,7 @@ _LIVERELOAD = re.compile(rb"<script>\s*var livereload = .*?</script>", re.S)
 _CANONICAL = re.compile(rb'<link rel="canonical" href="[^"]*">')
 _BUILT_AT = re.compile(rb"\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+00:00")
 _BLANK_LINES = re.compile(rb"\n[ \t]*(?=\n)")
-_ROOT = re.compile(rb'var root = "[^"]*"')  # 404.html: the site's address
+_ROOT = re.compile(rb'var site = "[^"]*"')  # 404.html: the site's address (serve's own)
 REPORT = "build/report/"  # what this build executed and what came from the cache: serve ran the edits itself
 
 
@@ -56,7 +56,7 @@ def _comparable(name: str, data: bytes) -> bytes:
         data = _CANONICAL.sub(b"", data)
         data = _BUILT_AT.sub(b"<built-at>", data)
         data = _BLANK_LINES.sub(b"", data)
-        data = _ROOT.sub(b"var root = ...", data)
+        data = _ROOT.sub(b"var site = ...", data)
     if name == "search/search_index.json":  # the pages' text, as above
         index = json.loads(_BUILT_AT.sub(b"<built-at>", data))
         index["docs"] = [d for d in index["docs"] if not d["location"].startswith(REPORT)]

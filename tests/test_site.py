@@ -172,3 +172,11 @@ def test_build_messages_go_through_the_plugin_logger(scratch):
     assert len(lines) == 1 and "fieldguide: executed 0, reused 2 from cache, 2 snippets" in lines[0]
     quiet = scratch.build("-q", FIELDGUIDE_REFRESH="1", **FRESH)
     assert quiet.returncode == 0 and "fieldguide" not in quiet.stderr + quiet.stdout
+
+
+def test_site_folder_is_readable_by_a_web_server(built_site):
+    """The site's folders and files have a plain build's modes (0755, 0644 under umask 022).
+    Broken on purpose once: make_owned() back on tempfile.mkdtemp left the site's own folder 0700."""
+    from conftest import unreadable
+
+    assert unreadable(built_site) == []

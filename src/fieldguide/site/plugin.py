@@ -44,7 +44,7 @@ from mkdocs.plugins import BasePlugin, event_priority
 
 from ..guide import claims, explain, gym, releases
 from ..run import context, record
-from . import downloads, notebook, render, serving, tlparse
+from . import downloads, notebook, notfound, render, serving, tlparse
 from ..run.cache import Cache
 from ..run.collect import CollectError
 from ..run.execute import ExecutionFailed, current_toolchain, execute, source_digest
@@ -433,6 +433,11 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
                     log.debug(f"prewarming the executor failed: {exc}")
 
         threading.Thread(target=run, name="fieldguide-prewarm", daemon=True).start()
+
+    def on_post_template(self, output_content, template_name, config):
+        if template_name == "404.html":  # its assets are requested once it knows where the root is
+            return notfound.defer_assets(output_content)
+        return output_content
 
     def on_serve(self, server, config, builder):
         self._prewarm()

@@ -10,6 +10,7 @@ one mike deploys:
     public/
       versions.json        [{"version": "2.15.0", "title": "torch 2.15.0", "aliases": ["latest"]}, ...]
       index.html           to the reader's last chosen release, else the newest
+      404.html             the newest copy's not-found page, for any missing address of the tree
       latest/...           redirects to the newest release, page for page (mike's alias layout)
       2.15.0/ 2.14.1/ ...  one complete copy of the site each
 
@@ -35,6 +36,8 @@ import tomllib
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+
+from . import notfound
 
 QUIET = {"NO_MKDOCS_2_WARNING": "1", "DISABLE_MKDOCS_2_WARNING": "true"}
 LATEST = "latest"
@@ -235,6 +238,17 @@ def publish(
     aliases = write_aliases(out, newest)
     (out / "index.html").write_text(
         ROOT_INDEX.format(newest=newest, versions=json.dumps([v["version"] for v in versions])), encoding="utf-8"
+    )
+    # GitHub Pages answers a missing address with the root's 404.html only: the newest copy's,
+    # which leads to the newest release's pages and to the same address there
+    (out / "404.html").write_text(
+        notfound.tree_page(
+            (out / newest / "404.html").read_text(encoding="utf-8"),
+            newest=newest,
+            releases=[v["version"] for v in versions],
+            aliases=[LATEST],
+        ),
+        encoding="utf-8",
     )
     (out / ".nojekyll").write_text("")  # GitHub Pages: serve the tree as it is
     saved = link_duplicates(out, releases)

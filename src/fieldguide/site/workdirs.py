@@ -1,14 +1,17 @@
 """Directories a build process owns beside the site (a partial site, serve's file store).
 
 Each is named ``<prefix><pid>-<random>``, so one left behind by a process that was killed can be
-told from one a running build still uses, and is removed by the next build that makes one.
+told from one a running build still uses, and is removed by the next build that makes one. It is
+made with the modes of any directory (0777 less the umask, 0755 as a rule), not tempfile's 0700:
+the partial site becomes `site/` (and each copy of `nox -s publish`'s tree), which a web server
+running as another user must be able to read.
 """
 
 from __future__ import annotations
 
 import os
+import secrets
 import shutil
-import tempfile
 from pathlib import Path
 
 
@@ -28,4 +31,10 @@ def make_owned(parent: Path, prefix: str) -> Path:
         pid = stale.name[len(prefix) :].split("-", 1)[0]
         if not (pid.isdigit() and pid_alive(int(pid))):
             shutil.rmtree(stale, ignore_errors=True)
-    return Path(tempfile.mkdtemp(prefix=f"{prefix}{os.getpid()}-", dir=parent))
+    while True:
+        path = parent / f"{prefix}{os.getpid()}-{secrets.token_hex(4)}"
+        try:
+            path.mkdir()  # (mode 0o777, less the umask, as mkdocs makes the folders inside it)
+        except FileExistsError:
+            continue
+        return path
