@@ -81,14 +81,38 @@ def rebuild_loop(result: SnippetResult) -> str:
     return str(counts[-1])
 
 
+_HIT = re.compile(r"hit config\.(\w+) \((\d+)\)")
+
+
 @fact(
     "modules: graphs for a model rebuilt 16 times (accumulated limit lowered to 8)",
     run("releases/rebuild_loop.py", "recompiles"),
+    outcomes=(
+        "one graph",
+        "the per-function limit hit",
+        "the accumulated limit hit",
+        "a graph per model, no limit hit",
+    ),
 )
 def rebuilt_16_times(result: SnippetResult) -> Measured:
+    """Which limit, if any, the loop of rebuilt models reached (as the warning names it)."""
     value = rebuild_loop(result)
     last = [ln for ln in result.stdout.splitlines() if "unique_graphs=" in ln][-1]
-    return Measured(value, (line_of(result, last.strip()),))
+    evidence = (line_of(result, last.strip()),)
+    slots: dict[str, object] = {"n": value}
+    hit = _HIT.search(result.output)
+    if value == "1" and not hit:
+        return Measured(value, evidence, "one graph", slots)
+    rebuilds = re.findall(r"after +(\d+) rebuilds unique_graphs=(\d+)", result.stdout)
+    if not hit and rebuilds and all(a == g for a, g in rebuilds):
+        lowered = next((ln for ln in result.stdout.splitlines() if ln.startswith("lowered config.")), "")
+        return Measured(value, (line_of(result, lowered),) + evidence, "a graph per model, no limit hit", slots)
+    if not hit:
+        raise LookupError(f"{result.path}: {value} graphs and no limit warning")
+    slots |= {"name": hit.group(1), "value": hit.group(2)}
+    evidence = (line_of(result, hit.group(0)),) + evidence
+    outcome = "the accumulated limit hit" if hit.group(1).startswith("accumulated") else "the per-function limit hit"
+    return Measured(value, evidence, outcome, slots)
 
 
 # -- evaluating them ------------------------------------------------------------------------------
