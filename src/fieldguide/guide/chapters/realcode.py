@@ -587,6 +587,12 @@ def step_course(result: SnippetResult) -> dict:
         if 0 < k < len(grew) and not any(grew[k:]) and not any(recompiles[k:]):
             if all(r == 1 for r in recompiles[:k]):
                 outcome = "settled after one recompile" if k == 1 else "settled after several recompiles"
+        if (
+            outcome is None
+            and sum(recompiles) >= 2
+            and all(g == bool(r) for g, r in zip(grew, recompiles, strict=True))
+        ):
+            outcome = "recompiled at several steps"  # each step that grew logged one recompile; others reused
     settled = s[next((i for i, g in enumerate(grew, 1) if not g), len(s) - 1)]["label"]
     reasons = first_reasons(result)
     return {
@@ -608,6 +614,7 @@ _COURSES = (
     "a graph per step, no recompile logged",
     "settled after one recompile",
     "settled after several recompiles",
+    "recompiled at several steps",
 )
 
 
@@ -634,6 +641,12 @@ def _course_fact(result: SnippetResult, absent: str = "") -> Measured:
         slots["reason"] = Derived(c["reasons"][0], shorten(c["reasons"][0], 80))
     if c["outcome"] and c["outcome"].startswith("settled"):
         evidence += (line_of(result, c["settled"] + ":"),)
+    if c["outcome"] == "recompiled at several steps":
+        at = [x["label"] for x in s[1:] if x["recompiles"]]
+        evidence += tuple(line_of(result, label + ":") for label in at)
+        slots["when"] = Derived(at, " and ".join(f"`{label}`" for label in at))
+        slots["reason2"] = Derived(c["reasons"][-1], shorten(c["reasons"][-1], 80))
+        evidence += (_reason_ev(result, c["reasons"][-1]),)
     if c["outcome"] is None:
         raise LookupError(f"{result.path}: {c['final']} graphs, {c['recompiles']} recompiles over {c['n']} steps")
     return Measured((c["first"], c["final"]), evidence, c["outcome"], slots)
