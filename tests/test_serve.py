@@ -75,7 +75,11 @@ def test_serve_edits_reach_pages_and_match_a_full_build(tmp_path, built_site, si
         _wait_for_text(f"{base}/", "served-42049", proc)
         # 2. a snippet whose output is a fact shown on another page (the Across releases
         #    page's live column): the page shows the new value, not the one it showed before
-        fact_snippet.write_text(fact_snippet.read_text() + 'print("unique_graphs=" + str(731 * 3))\n')
+        #    (a loop of 2193 models that each added a graph: an outcome the fact names, with a new value)
+        fact_snippet.write_text(
+            'print("lowered config.recompile_limit to 4 and config.accumulated_recompile_limit to 8")\n'
+            'print(f"after {731 * 3} rebuilds unique_graphs={731 * 3}")\n'
+        )
         releases = _wait_for_text(f"{base}/releases/", "2193", proc)
         cell = r'torch-[\d.]+/releases/rebuild_loop\.py\.TORCH_LOGS=recompiles\.txt">2193</a>'
         assert re.search(cell, releases), "the live column's fact did not change"
