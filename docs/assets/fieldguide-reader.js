@@ -36,12 +36,12 @@
 })();
 
 // Code names in table cells (torch._dynamo.config.recompile_limit, snippets/guards/x.py), and the
-// values of the Across releases table, may
-// break after a dot, a slash or an underscore, never mid-word: add <wbr> there. Copying the
+// values of the Across releases table, may break after a dot, a slash, an underscore, =, ( or [,
+// never mid-word: add <wbr> there. Copying the
 // code copies no extra character. Without JavaScript a wide table scrolls in its own box.
 (function () {
   "use strict";
-  var BREAK = /([./_=])(?=[^./_=\s]{3})/g;
+  var BREAK = /([./_=(\[])(?=[^./_=(\[\s]{3})/g;
   document.querySelectorAll(".md-typeset table code, .fg-matrix td > a:first-child").forEach(function (code) {
     var walker = document.createTreeWalker(code, NodeFilter.SHOW_TEXT), texts = [];
     while (walker.nextNode()) texts.push(walker.currentNode);
@@ -52,7 +52,7 @@
       parts.forEach(function (part) {
         if (!part) return;
         frag.appendChild(document.createTextNode(part));
-        if (part.length === 1 && "./_=".indexOf(part) >= 0) frag.appendChild(document.createElement("wbr"));
+        if (part.length === 1 && "./_=([".indexOf(part) >= 0) frag.appendChild(document.createElement("wbr"));
       });
       node.parentNode.replaceChild(frag, node);
     });
