@@ -216,14 +216,74 @@ def test_the_key_is_not_readable_before_answering(built_site, site_record):
                     assert form not in html and form not in gym_text, guard
 
 
-def test_score_sits_at_the_end_of_each_drill(browser, built_site):
+def test_score_stays_in_view_while_answering_and_ends_each_drill(browser, built_site):
+    """The score sticks to the bottom of the screen while its drill is in view, so the reader sees
+    it change as they answer; scrolled to the drill's end, it sits after the last scenario.
+    (Seen failing with .gym-end's `position: sticky` removed: the score was ~5,000 px below.)"""
     with serve(built_site) as base:
         page, errors = open_gym(browser, base)
+        page.evaluate("localStorage.clear()")
+        page.reload()
+        height = page.viewport_size["height"]
         for drill in DRILLS:
             box = page.locator(f'.gym-drill[data-drill="{drill.anchor}"]')
-            last = box.locator(".gym-scenario").last.bounding_box()
-            score = box.locator(".gym-score").bounding_box()
-            assert 0 <= score["y"] - (last["y"] + last["height"]) < 80, (drill.label, last, score)
+            first = box.locator(".gym-scenario").first
+            first.locator(".gym-choice").first.scroll_into_view_if_needed()
+            first.locator(".gym-choice").first.click()
+            score = box.locator(".gym-score")
+            assert score.get_attribute("data-answered") == "1"
+            where = score.bounding_box()
+            assert 0 <= where["y"] and where["y"] + where["height"] <= height, (drill.label, where)
+            hit = page.evaluate(
+                "([x, y]) => document.elementFromPoint(x, y).closest('.gym-end') !== null",
+                [where["x"] + 2, where["y"] + where["height"] / 2],
+            )
+            assert hit, f"{drill.label}: the score is covered"
+            last = box.locator(".gym-scenario").last
+            last.scroll_into_view_if_needed()
+            page.evaluate("window.scrollBy(0, innerHeight)")
+            end, last_box = score.bounding_box(), last.bounding_box()
+            assert 0 <= end["y"] - (last_box["y"] + last_box["height"]) < 80, (drill.label, last_box, end)
+        assert errors == []
+
+
+def test_the_first_question_is_a_few_keys_away(browser, built_site):
+    """The contents list names the drills, not their fifty scenarios, and a second skip link leads
+    to the first unanswered question. (Seen failing without `toc_depth: 2` in docs/gym/index.md:
+    93 Tab presses; and with gym.js's skipLink() not called.)"""
+    with serve(built_site) as base:
+        page, errors = open_gym(browser, base)
+        page.evaluate("localStorage.clear()")
+        page.reload()
+        page.wait_for_load_state("networkidle")
+
+        def tabs_to_a_choice(limit: int) -> int:
+            for n in range(1, limit + 1):
+                page.keyboard.press("Tab")
+                if page.evaluate("document.activeElement.classList.contains('gym-choice')"):
+                    return n
+            return limit + 1
+
+        assert tabs_to_a_choice(60) <= 60
+        page.reload()
+        page.wait_for_load_state("networkidle")
+        page.keyboard.press("Tab")
+        page.keyboard.press("Tab")
+        assert page.evaluate("document.activeElement.textContent") == "Skip to the first unanswered question"
+        page.keyboard.press("Enter")
+        assert tabs_to_a_choice(4) <= 4
+        first = page.locator(".gym-scenario").first
+        assert first.locator(".gym-choice").first.evaluate("b => b === document.activeElement")
+        page.keyboard.press("Enter")  # answered: the link now leads to the second scenario
+        page.evaluate("window.scrollTo(0, 0)")
+        page.reload()
+        page.wait_for_load_state("networkidle")
+        page.keyboard.press("Tab")
+        page.keyboard.press("Tab")
+        page.keyboard.press("Enter")
+        assert tabs_to_a_choice(4) <= 4
+        second = page.locator(".gym-scenario").nth(1)
+        assert second.locator(".gym-choice").first.evaluate("b => b === document.activeElement")
         assert errors == []
 
 

@@ -312,4 +312,52 @@ def test_root_404_leads_to_the_newest_release_and_the_same_page(tree, browser, m
         for href in pages + tab.locator(".fg-404-nearest a").evaluate_all("els => els.map(a => a.href)"):
             assert urllib.request.urlopen(href).status == 200, href
         assert axe_violations(tab) == []
+
+
+def test_right_after_switching_into_a_section_on_a_phone_the_header_names_the_release(tree, browser):
+    """Switching releases lands on the section, scrolled past the banner and the selector: the
+    header's page-title line names the release switched to. (Seen failing with the header badge's
+    script in fieldguide-reader.js removed.)"""
+    with serve(tree) as base:
+        context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True)
+        page = context.new_page()
+        page.goto(f"{base}/{DEFAULT}/guards/#{SECTION}")
+        page.wait_for_selector(".md-version__current")
+        _switch(page, "torch 2.2.2")
+        page.wait_for_url(f"{base}/2.2.2/guards/#{SECTION}")
+        page.wait_for_selector(".md-version__current", state="attached")
+        assert _section_in_view(page, SECTION)
+        page.wait_for_function("document.querySelector('.md-header__title--active')")
+        page.wait_for_timeout(400)  # material's header animation
+        badge = page.locator(".fg-header-release")
+        assert badge.inner_text() == "torch 2.2.2"
+        where = badge.bounding_box()
+        assert where["x"] >= 0 and where["x"] + where["width"] <= 390 and 0 <= where["y"] < 48, where
+        assert page.evaluate(
+            "([x, y]) => document.elementFromPoint(x, y).classList.contains('fg-header-release')",
+            [where["x"] + where["width"] / 2, where["y"] + where["height"] / 2],
+        )
+        context.close()
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_release_selector_is_named_by_what_it_shows(tree, browser, scheme):
+    """axe, with its label-content-name-mismatch rule on (off by default: experimental), finds
+    nothing serious on the published pages, where the selector is: its name starts with the
+    release it shows. (Seen failing with release-selector.js's nameSelector() not called: material
+    names it "Select version".)"""
+    from axe_playwright_python.sync_playwright import Axe
+
+    with serve(tree) as base:
+        context = browser.new_context(color_scheme=scheme)
+        page = context.new_page()
+        for path in ("", "guards/", "releases/", "gym/"):
+            page.goto(f"{base}/2.2.2/{path}")
+            page.wait_for_selector(".md-version__current")
+            page.wait_for_load_state("networkidle")
+            selector = page.locator(".md-version__current")
+            assert selector.get_attribute("aria-label").startswith(selector.inner_text().strip()), path
+            results = Axe().run(page, options={"rules": {"label-content-name-mismatch": {"enabled": True}}})
+            serious = [v for v in results.response["violations"] if v["impact"] in ("serious", "critical")]
+            assert not serious, (path, [(v["id"], [n["target"] for n in v["nodes"][:3]]) for v in serious])
         context.close()

@@ -229,6 +229,107 @@ def test_tables_fit_a_phone_and_wrap_code_between_its_parts(browser, built_site,
         context.close()
 
 
+PHONE_390 = {"width": 390, "height": 844}
+
+# words (4 to 12 letters or digits; a longer one may not fit a phone's column) of the visible
+# values that a line break cuts in two
+_CUT_WORDS = """(box) => {
+  const cut = [];
+  box.querySelectorAll('td:not(.fg-col-off) > a:first-child').forEach(a => {
+    const walker = document.createTreeWalker(a, NodeFilter.SHOW_TEXT);
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      for (const m of n.nodeValue.matchAll(/(?<![A-Za-z0-9])[A-Za-z0-9]{4,12}(?![A-Za-z0-9])/g)) {
+        const r = document.createRange();
+        r.setStart(n, m.index); r.setEnd(n, m.index + m[0].length);
+        if (new Set(Array.from(r.getClientRects()).map(x => Math.round(x.top))).size > 1) cut.push(n.nodeValue);
+      }
+    }
+  });
+  return cut;
+}"""
+_VISIBLE_HEADS = (
+    "box => Array.from(box.querySelectorAll('thead th')).filter(th => th.offsetParent).map(th => th.textContent)"
+)
+
+
+def test_across_releases_on_a_phone_compares_two_releases_under_a_header_in_view(browser, built_site):
+    """At 390 px the table shows the fact and two releases (this copy's and one the reader picks),
+    fits the screen, breaks no value mid-word, and its header row stays under the page's header
+    while the reader scrolls; every release is one tick away, in a box whose header row sticks.
+    (Seen failing: with fieldguide-reader.js's compare bar removed, 15 columns 1,677 px wide; with
+    the `.fg-matrix--two thead th` rule removed, the header row scrolled away; with the matrix
+    table left without its class, material's scroll wrapper kept the header from sticking.)"""
+    with serve(built_site) as base:
+        context = browser.new_context(viewport=PHONE_390, is_mobile=True)
+        page = context.new_page()
+        page.goto(f"{base}/releases/")
+        page.wait_for_load_state("networkidle")
+        box = page.locator(".fg-matrix").first
+        mine = page.locator(".fg-release").get_attribute("data-torch").split("+")[0]
+        releases = box.locator("thead th[data-release]").evaluate_all("ths => ths.map(t => t.dataset.release)")
+        assert len(releases) > 3
+        heads = box.evaluate(_VISIBLE_HEADS)
+        assert len(heads) == 3 and heads[0] == "fact" and any(h.startswith(mine) for h in heads), heads
+        assert page.evaluate("document.documentElement.scrollWidth") <= PHONE_390["width"]
+        assert box.bounding_box()["width"] <= PHONE_390["width"]
+
+        other = releases[0] if releases[0] != mine else releases[1]  # the reader picks the oldest
+        page.locator(".fg-compare select").nth(1).select_option(label=f"torch {other}")
+        heads = box.evaluate(_VISIBLE_HEADS)
+        assert len(heads) == 3 and {h.split()[0] for h in heads[1:]} == {mine, other}, heads
+        assert box.evaluate(_CUT_WORDS) == []
+
+        table = box.bounding_box()
+        page.evaluate("y => window.scrollTo(0, y)", table["y"] + table["height"] / 2)
+        page.wait_for_timeout(100)
+        header = page.locator(".md-header").bounding_box()
+        th = box.locator("thead th:visible").nth(2).bounding_box()
+        assert abs(th["y"] - (header["y"] + header["height"])) <= 2, (th, header)
+        on_top = page.evaluate(
+            "([x, y]) => document.elementFromPoint(x, y).closest('thead') !== null",
+            [th["x"] + th["width"] / 2, th["y"] + th["height"] / 2],
+        )
+        assert on_top, "the header row is covered by the rows scrolled under it"
+
+        page.locator(".fg-compare-all").first.check()
+        assert len(box.evaluate(_VISIBLE_HEADS)) == len(releases) + 1
+        box.scroll_into_view_if_needed()
+        top = box.bounding_box()["y"]
+        box.evaluate("el => { el.scrollTop = el.scrollHeight / 2; el.scrollLeft = 400; }")
+        page.wait_for_timeout(100)
+        th = box.locator("thead th").nth(len(releases)).bounding_box()
+        assert abs(th["y"] - top) <= 2, (th, top)
+        fact = box.locator("tbody th").nth(10).bounding_box()
+        assert abs(fact["x"] - box.bounding_box()["x"]) <= 2  # the fact column stays too
+        assert page.evaluate("document.documentElement.scrollWidth") <= PHONE_390["width"]
+        context.close()
+
+
+@pytest.mark.parametrize("viewport", [PHONE_390, {"width": 1280, "height": 900}], ids=["phone", "desktop"])
+def test_the_release_stays_in_view_after_scrolling(browser, built_site, viewport):
+    """Once the banner has scrolled away, the header's page-title line names the release, ahead of
+    the title so that a narrow screen's ellipsis does not hide it. (Seen failing with the header
+    badge's script in fieldguide-reader.js removed.)"""
+    with serve(built_site) as base:
+        context = browser.new_context(viewport=viewport, is_mobile=viewport is PHONE_390)
+        page = context.new_page()
+        page.goto(f"{base}/guards/")
+        page.wait_for_load_state("networkidle")
+        mine = page.locator(".fg-release").get_attribute("data-torch").split("+")[0]
+        page.evaluate("window.scrollTo(0, 3000)")
+        page.wait_for_function("document.querySelector('.md-header__title--active')")
+        page.wait_for_timeout(400)  # material's header animation
+        badge = page.locator(".fg-header-release")
+        assert badge.inner_text() == f"torch {mine}"
+        where = badge.bounding_box()
+        assert where and where["x"] >= 0 and where["x"] + where["width"] <= viewport["width"] and 0 <= where["y"] < 48
+        assert page.evaluate(
+            "([x, y]) => document.elementFromPoint(x, y).classList.contains('fg-header-release')",
+            [where["x"] + where["width"] / 2, where["y"] + where["height"] / 2],
+        )
+        context.close()
+
+
 def test_build_report_has_no_empty_header_and_names_the_home_page(built_site):
     html = (built_site / "build" / "report" / "index.html").read_text()
     assert not re.search(r"<th[^>]*>\s*</th>", html)

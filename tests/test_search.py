@@ -13,7 +13,7 @@ from conftest import ROOT
 from fieldguide.run import settings
 
 CHAPTERS = [c.slug for c in settings.load(ROOT, {}).chapters]
-NAMES = ["set_stance", "cache_size_limit", "recompile_limit", "mark_dynamic"]
+NAMES = ["set_stance", "cache_size_limit", "recompile_limit", "mark_dynamic", "inference_mode", "guard_filter_fn"]
 
 
 @pytest.fixture(scope="module")
@@ -24,8 +24,9 @@ def search(built_site, session_browser):
         page.goto(f"{base}/")
         page.wait_for_load_state("networkidle")
 
-        def run(query: str) -> list[list[str]]:
-            """The result groups (one per page, best first), each the paths#anchors of its links."""
+        def run(query: str, shown: bool = False) -> list[list[str]]:
+            """The result groups (one per page, best first), each the paths#anchors of its links
+            (`shown`: only those not folded under "more on this page")."""
             if not page.evaluate("document.activeElement && document.activeElement.matches('.md-search__input')"):
                 page.keyboard.press("/")
             page.fill(".md-search__input", "")
@@ -34,15 +35,26 @@ def search(built_site, session_browser):
                 "q => document.querySelector('.md-search-result__meta').textContent.match(/matching|No matching/)",
                 arg=query,
             )
-            page.wait_for_timeout(300)
+            # each keystroke asks the worker again: wait until the list stops changing (the last answer)
+            shown, still = None, 0
+            for _ in range(40):
+                page.wait_for_timeout(150)
+                now = page.locator(".md-search-result").inner_html()
+                still = still + 1 if now == shown else 0
+                shown = now
+                if still >= 2:
+                    break
             groups = page.locator(".md-search-result__item").evaluate_all(
-                "els => els.map(li => Array.from(li.querySelectorAll('a.md-search-result__link')).map(a => a.href))"
+                "(els, shown) => els.map(li => Array.from(li.querySelectorAll('a.md-search-result__link'))"
+                "  .filter(a => !shown || !a.closest('details')).map(a => a.href))",
+                shown,
             )
             return [
                 [urlparse(h).path.strip("/") + ("#" + urlparse(h).fragment if urlparse(h).fragment else "") for h in g]
                 for g in groups
             ]
 
+        run.page = page
         yield run
 
 
@@ -62,6 +74,47 @@ def test_an_api_name_finds_the_chapter_section_first(search, built_site, name):
     links = {h.replace("#", "/#") if "#" in h else h + "/" for h in first}
     assert chapter_of(first[0]) in {chapter_of(s) for s in sections}, (name, first, sections)
     assert links & sections or first[0] + "/" in {s.split("#")[0] for s in sections}, (name, first, sections)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_an_api_name_leads_to_the_section_that_teaches_it(search, built_site, name):
+    """The first result shows, unfolded, a chapter section whose prose names the API (not only its
+    code, and not "mode" matching "model"), right under its page's title. (Seen failing with
+    fieldguide-search.js's rank() left out: inference_mode led to "Diagnosis at model scale",
+    cache_size_limit, recompile_limit and guard_filter_fn to the page's top with the section
+    folded.)"""
+    first = search(name, shown=True)[0]
+    sections = [link for link in first if "#" in link]
+    assert sections, f"{name}: the first result shows no section unfolded ({first})"
+    assert chapter_of(sections[0]) in CHAPTERS, (name, first)
+    index = json.loads((built_site / "search" / "search_index.json").read_text())["docs"]
+    doc = next(d for d in index if d["location"] == sections[0].replace("#", "/#", 1))
+    prose = re.sub(r"<pre>.*?</pre>", " ", doc["text"], flags=re.S)
+    assert re.search(rf"(?<![A-Za-z0-9]){re.escape(name)}(?![A-Za-z0-9])", doc["title"] + " " + prose), (
+        name,
+        sections[0],
+    )
+
+
+def test_result_excerpts_are_short_and_table_cells_stay_apart(search, built_site):
+    """Several results fit on a screen: an excerpt is a few lines around the match, code and all.
+    The index keeps table cells apart ("pattern explained in", not "patternexplained in").
+    (Seen failing with fieldguide-search.js's excerpt() left out: excerpts ran to whole code
+    blocks and tables; and with plugin._spaced_cells not applied.)"""
+    search("cache_size_limit")
+    page = search.page
+    assert page.locator(".md-search-result__item").count() >= 3
+    heights = page.locator(".md-search-result__item").evaluate_all(
+        "els => els.slice(0, 6).map(li => Array.from(li.children).filter(c => c.tagName === 'A')"
+        "  .reduce((h, a) => h + a.getBoundingClientRect().height, 0))"
+    )
+    assert max(heights) < 360, heights  # px: a page's title and its best section or two
+    assert page.locator(".md-search-result pre").count() == 0
+    teasers = page.locator(".md-search-result__article p").evaluate_all("ps => ps.map(p => p.textContent.length)")
+    assert teasers and max(teasers) <= 320, teasers
+    index = json.loads((built_site / "search" / "search_index.json").read_text())["docs"]
+    text = " ".join(d["text"] for d in index if d["location"].startswith("messages/"))
+    assert "pattern explained in printed by torch" in text and "patternexplained" not in text
 
 
 @pytest.mark.parametrize(

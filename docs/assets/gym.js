@@ -117,8 +117,27 @@
     updateScore();
   }
 
+  // A keyboard reader reaches the first question unanswered in a few key presses: a second skip
+  // link, after material's "Skip to content", leads to its heading (the next Tab reaches its choices).
+  function skipLink() {
+    var skip = document.querySelector(".md-skip");
+    if (!skip) return;
+    var link = document.createElement("a");
+    link.className = "md-skip gym-skip";
+    link.textContent = "Skip to the first unanswered question";
+    function aim() {
+      var open = document.querySelector(".gym-scenario:not(.gym-correct):not(.gym-wrong) h3[id]") ||
+        document.querySelector(".gym-scenario h3[id]");
+      if (open) link.href = "#" + open.id;
+    }
+    aim();
+    link.addEventListener("focus", aim);
+    skip.parentNode.insertBefore(link, skip.nextSibling);
+  }
+
   function init() {
     document.querySelectorAll(".gym-drill").forEach(initDrill);
+    if (document.querySelector(".gym-drill")) skipLink();
   }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init);
   else init();

@@ -35,6 +35,19 @@
     return m ? m[1] : null;
   }
 
+  // The selector's accessible name starts with what it shows ("torch 2.13.0"), as WCAG 2.5.3 asks
+  // (material names it "Select version" whatever it shows); material draws it after reading
+  // versions.json, so it is named when it appears.
+  function nameSelector() {
+    document.querySelectorAll(".md-version__current").forEach(function (button) {
+      var shown = button.textContent.replace(/\s+/g, " ").trim();
+      var name = shown + ": choose another release";
+      if (shown && button.getAttribute("aria-label") !== name) button.setAttribute("aria-label", name);
+    });
+  }
+  nameSelector();
+  new MutationObserver(nameSelector).observe(document.body, { childList: true, subtree: true });
+
   // Runs before material's own handler (capture phase), which would drop the section.
   document.addEventListener("click", function (ev) {
     var link = ev.target.closest && ev.target.closest(".md-version__link, .fg-other-releases a");

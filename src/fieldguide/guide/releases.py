@@ -230,7 +230,8 @@ def gym_spoiler(cols: list[Column], rows: dict[str, list[Cell]], prefix: str = "
 def matrix_table(
     cols: list[Column], rows: dict[str, list[Cell]], prefix: str = "../", label: str = "Facts by torch release"
 ) -> str:
-    """The Across releases table as HTML (links relative to the page by `prefix`)."""
+    """The Across releases table as HTML (links relative to the page by `prefix`). The table has a
+    class so that material leaves it unwrapped: its header row sticks (fieldguide-reader.js/.css)."""
     e = html.escape
     head = "".join(
         f'<th scope="col" data-release="{e(c.release)}">{e(c.release)}{" (this build)" if c.live else ""}</th>'
@@ -242,7 +243,8 @@ def matrix_table(
         body.append(f'<tr><th scope="row">{e(name)}</th>{tds}</tr>')
     return (
         f'<div class="fg-matrix" tabindex="0" role="region" aria-label="{e(label)}">'
-        f'<table><thead><tr><th scope="col">fact</th>{head}</tr></thead><tbody>{"".join(body)}</tbody></table></div>'
+        f'<table class="fg-matrix-table"><thead><tr><th scope="col">fact</th>{head}</tr></thead>'
+        f"<tbody>{''.join(body)}</tbody></table></div>"
     )
 
 

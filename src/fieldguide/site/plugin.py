@@ -32,6 +32,7 @@ import hashlib
 import json
 import logging
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -70,6 +71,18 @@ def engine_fingerprint() -> str:
     here = Path(__file__).resolve().parents[1]  # the whole package, every stage
     stats = sorted((str(p.relative_to(here)), p.stat().st_mtime_ns, p.stat().st_size) for p in here.rglob("*.py"))
     return hashlib.sha256(repr(stats).encode()).hexdigest()[:16]
+
+
+_CELL_EDGE = re.compile(r"(</t[hd]>|</tr>|<br ?/?>)(?=\S)")
+_PRE = re.compile(r"(<pre\b.*?</pre>)", re.S)
+
+
+def _spaced_cells(html: str) -> str:
+    """A line break between adjacent table cells and after a <br> (outside code blocks): the page
+    looks the same, and search's index no longer runs one cell's words into the next's
+    ("pattern explained in", not "patternexplained in")."""
+    parts = _PRE.split(html)
+    return "".join(p if i % 2 else _CELL_EDGE.sub("\\1\n", p) for i, p in enumerate(parts))
 
 
 class _WarningCount(logging.Handler):
@@ -241,7 +254,7 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
             raise _fail(f"{where}: a snippet fence failed to render:\n  " + "\n  ".join(state.errors))
         expected = self.expected.get(page.file.src_uri, 0)
         shown = html.count(render.SHOWN_MARK)  # formatted and on the page, not put back as raw text
-        html = html.replace(render.SHOWN_MARK, "")
+        html = _spaced_cells(html.replace(render.SHOWN_MARK, ""))
         if state.rendered != expected or shown != expected:
             raise _fail(
                 f"{where}: {expected} snippet fence(s) collected but {shown} rendered; "
@@ -254,6 +267,23 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
         if wrong:
             raise _fail(f"{where}: claims without their evidence on the page:\n" + "\n".join(wrong))
         return html
+
+    def on_page_context(self, context, page, config, nav):
+        """A page's `toc_depth: N` (front matter) keeps its contents list to headings of level N and
+        above: the gym lists its drills, not each of their fifty scenarios, which a keyboard reader
+        would otherwise Tab through before reaching the first question."""
+        depth = page.meta.get("toc_depth")
+        if isinstance(depth, int) and page.toc:
+
+            def trim(items) -> None:
+                for item in items:
+                    if item.level >= depth:
+                        item.children = []
+                    else:
+                        trim(item.children)
+
+            trim(page.toc.items)
+        return context
 
     def on_files(self, files, config):
         settings = self.settings
