@@ -17,7 +17,13 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backg
 @contextmanager
 def serve(site: Path):
     handler = functools.partial(_QuietHandler, directory=str(site))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    with _running(http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)) as base:
+        yield base
+
+
+@contextmanager
+def _running(server: http.server.ThreadingHTTPServer):
+    """Serve in a thread; yield the server's address; stop and close it at the end."""
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
@@ -55,14 +61,8 @@ def serve_like_pages(site: Path, prefix: str):
             if self.command != "HEAD":
                 self.wfile.write(body)
 
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/{prefix}/"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with _running(http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)) as base:
+        yield f"{base}/{prefix}/"
 
 
 def watch_failures(page) -> list[str]:
