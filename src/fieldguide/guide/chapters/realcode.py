@@ -12,7 +12,7 @@ import re
 
 from ...run.record import SnippetResult
 from .. import links
-from ..claims import Derived, Measured, fact, line_of, markers_for, run
+from ..claims import Derived, Fact, Measured, Run, fact, line_of, markers_for, run
 from ..links import relative_link
 from ..parse.recompiles import attribute_to_steps, parse_recompiles
 from .common import code, plural, shorten, steps, table
@@ -656,6 +656,14 @@ def _course_show(v) -> str:
     return v if isinstance(v, str) else (plural(v[1], "graph") if v[0] == v[1] else f"{v[0]} → {v[1]} graphs")
 
 
+def course_fact(name: str, source: Run, absent: str = "") -> Fact:
+    """A fact whose value and outcome are a counting run's course (`_course_fact`); with `absent`, the
+    line the snippet prints where this torch lacks what it measures, the outcome `absent`."""
+    return fact(name, source, show=_course_show, outcomes=(("absent",) if absent else ()) + _COURSES)(
+        lambda result: _course_fact(result, absent=absent)
+    )
+
+
 def course_table(*columns: tuple[str, SnippetResult]) -> str:
     """unique_graphs after each step, one column per run (the runs print the same step labels)."""
     runs = [(head, res, step_course(res)["steps"]) for head, res in columns]
@@ -675,14 +683,7 @@ COUNTER_UNSPEC = run("realcode/module_counter_unspec.py", "recompiles")
 _UNSPEC_ABSENT = "allow_unspec_int_on_nn_module does not exist in this torch"
 
 
-@fact(
-    "realcode: a module's int counter, graphs over 6 calls",
-    COUNTER,
-    show=_course_show,
-    outcomes=_COURSES,
-)
-def counter_graphs(result: SnippetResult) -> Measured:
-    return _course_fact(result)
+counter_graphs = course_fact("realcode: a module's int counter, graphs over 6 calls", COUNTER)
 
 
 @fact(
@@ -737,24 +738,14 @@ def counter_values(*results: SnippetResult) -> Measured:
     )
 
 
-@fact(
-    "realcode: a module's counter in a tensor buffer, graphs over 6 calls",
-    COUNTER_BUFFER,
-    show=_course_show,
-    outcomes=_COURSES,
+counter_buffer_graphs = course_fact(
+    "realcode: a module's counter in a tensor buffer, graphs over 6 calls", COUNTER_BUFFER
 )
-def counter_buffer_graphs(result: SnippetResult) -> Measured:
-    return _course_fact(result)
 
 
-@fact(
-    "realcode: allow_unspec_int_on_nn_module, graphs over 6 calls",
-    COUNTER_UNSPEC,
-    show=_course_show,
-    outcomes=("absent", *_COURSES),
+counter_unspec_graphs = course_fact(
+    "realcode: allow_unspec_int_on_nn_module, graphs over 6 calls", COUNTER_UNSPEC, absent=_UNSPEC_ABSENT
 )
-def counter_unspec_graphs(result: SnippetResult) -> Measured:
-    return _course_fact(result, absent=_UNSPEC_ABSENT)
 
 
 def counter_table(fail: SnippetResult, buffer: SnippetResult, unspec: SnippetResult) -> str:
@@ -771,24 +762,16 @@ PROCESSOR = run("realcode/per_layer_processor.py", "recompiles")
 SHARED_PROCESSOR = run("realcode/shared_processor.py", "recompiles")
 
 
-@fact("realcode: 4 blocks, a pre-hook on each compiled block", HOOKS, show=_course_show, outcomes=_COURSES)
-def hooks_graphs(result: SnippetResult) -> Measured:
-    return _course_fact(result)
+hooks_graphs = course_fact("realcode: 4 blocks, a pre-hook on each compiled block", HOOKS)
 
 
-@fact("realcode: 4 blocks, the pre-hook on the Linear inside each", INNER_HOOKS, show=_course_show, outcomes=_COURSES)
-def inner_hooks_graphs(result: SnippetResult) -> Measured:
-    return _course_fact(result)
+inner_hooks_graphs = course_fact("realcode: 4 blocks, the pre-hook on the Linear inside each", INNER_HOOKS)
 
 
-@fact("realcode: 4 blocks, a processor object per layer", PROCESSOR, show=_course_show, outcomes=_COURSES)
-def processor_graphs(result: SnippetResult) -> Measured:
-    return _course_fact(result)
+processor_graphs = course_fact("realcode: 4 blocks, a processor object per layer", PROCESSOR)
 
 
-@fact("realcode: 4 blocks, one processor object shared", SHARED_PROCESSOR, show=_course_show, outcomes=_COURSES)
-def shared_processor_graphs(result: SnippetResult) -> Measured:
-    return _course_fact(result)
+shared_processor_graphs = course_fact("realcode: 4 blocks, one processor object shared", SHARED_PROCESSOR)
 
 
 # -- no_grad, inference_mode, autocast ------------------------------------------------------------
@@ -936,19 +919,13 @@ def last_batch_graphs(result: SnippetResult) -> Measured:
     return Measured(value, evidence, "recompiled again after the first short batch", slots)
 
 
-@fact("realcode: 2 epochs, drop_last=True", LAST_DROPPED, show=_course_show, outcomes=_COURSES)
-def last_dropped_graphs(result: SnippetResult) -> Measured:
-    return _course_fact(result)
+last_dropped_graphs = course_fact("realcode: 2 epochs, drop_last=True", LAST_DROPPED)
 
 
-@fact("realcode: 2 epochs, the batch marked dynamic", LAST_MARKED, show=_course_show, outcomes=_COURSES)
-def last_marked_graphs(result: SnippetResult) -> Measured:
-    return _course_fact(result)
+last_marked_graphs = course_fact("realcode: 2 epochs, the batch marked dynamic", LAST_MARKED)
 
 
-@fact("realcode: 6 sequence lengths, one per call", SEQ_LENGTHS, show=_course_show, outcomes=_COURSES)
-def seq_lengths_graphs(result: SnippetResult) -> Measured:
-    return _course_fact(result)
+seq_lengths_graphs = course_fact("realcode: 6 sequence lengths, one per call", SEQ_LENGTHS)
 
 
 @fact(
@@ -975,14 +952,10 @@ def seq_buckets_graphs(plain: SnippetResult, padded: SnippetResult) -> Measured:
     return Measured((fa, fb), evidence, outcome, slots)
 
 
-@fact("realcode: 8 decode steps, a cache that grows", DECODE_GROWING, show=_course_show, outcomes=_COURSES)
-def decode_growing_graphs(result: SnippetResult) -> Measured:
-    return _course_fact(result)
+decode_growing_graphs = course_fact("realcode: 8 decode steps, a cache that grows", DECODE_GROWING)
 
 
-@fact("realcode: 8 decode steps, a static cache", DECODE_STATIC, show=_course_show, outcomes=_COURSES)
-def decode_static_graphs(result: SnippetResult) -> Measured:
-    return _course_fact(result)
+decode_static_graphs = course_fact("realcode: 8 decode steps, a static cache", DECODE_STATIC)
 
 
 @fact(
