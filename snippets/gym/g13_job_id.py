@@ -1,0 +1,26 @@
+# GYM·13 · A job run again with the same TORCH_COMPILE_JOB_ID: 8 rows, then 16
+import os
+import subprocess
+import sys
+import tempfile
+
+JOB = r"""
+import torch
+from torch._dynamo.utils import counters
+
+
+@torch.compile(backend="eager")
+def scale_shift(x):
+    return torch.relu(x * 2 + 1)
+
+
+scale_shift(torch.ones(8, 4))  # 8 rows: compiles
+print("before:", counters["stats"]["unique_graphs"], flush=True)
+scale_shift(torch.ones(16, 4))  # then 16 rows
+print("after:", counters["stats"]["unique_graphs"], flush=True)
+"""
+
+env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=tempfile.mkdtemp(prefix="job-"))  # the job's cache, empty
+env["TORCH_COMPILE_JOB_ID"] = "nightly-train"
+subprocess.run([sys.executable, "-c", JOB], env=env, check=True, capture_output=True)  # the first run
+subprocess.run([sys.executable, "-c", JOB], env=env, check=True)  # the job run again: its output is below
