@@ -1,14 +1,154 @@
 """Facts and tables for lesson 6, "The next process" (docs/nextprocess.md).
 
-The lesson's snippets start the processes they measure (`python -c JOB`, each with a cache
-directory of its own) and print one line per process: the graphs it compiled and the cache
-counters of inductor and AOTAutograd. The facts here read those lines; the page holds the
-sentences, one per outcome.
+The lesson's snippets start the processes they measure (`python -c JOB`, each given a cache
+directory of its own) and print one line per process: the graphs dynamo captured there and the
+cache counters of inductor (`fxgraph_cache_*`) and AOTAutograd (`autograd_cache_*`) that moved.
+The facts here read those lines; the page holds the sentences, one per outcome.
 """
 
 from __future__ import annotations
 
-from ..claims import run
+import re
+from dataclasses import dataclass, field
+
+from ...run.record import SnippetResult
+from ..claims import Derived, Measured, fact, line_of, run
+from .common import code, plural, table
 
 RESTART = run("nextprocess/restart.py")
 NO_JOB_ID = run("nextprocess/no_job_id.py")
+
+FIRST, SECOND, THIRD = "first process:", "second process, same cache:", "third process, artifacts loaded:"
+_LINE = re.compile(r"^(?P<label>[a-z, ]+:)\s+graphs compiled=(?P<graphs>\d+)(?P<rest>(?: \w+=\d+)*)\s*$")
+_FAILED = re.compile(r"^(?P<label>[a-z, ]+:)\s+failed: (?P<error>.*)$")
+
+
+@dataclass(frozen=True)
+class Process:
+    """One process's line: the graphs dynamo captured, and the cache counters that moved."""
+
+    label: str
+    line: str  # as printed, stripped
+    graphs: int | None = None  # None: the process failed
+    counters: dict[str, int] = field(default_factory=dict)
+    error: str = ""
+
+    def count(self, name: str) -> int:
+        return self.counters.get(name, 0)
+
+
+def processes(result: SnippetResult) -> dict[str, Process]:
+    """The processes a lesson-6 snippet reported, by label."""
+    found: dict[str, Process] = {}
+    for raw in result.stdout.splitlines():
+        line = raw.strip()
+        if m := _LINE.match(line):
+            counters = {k: int(v) for k, v in (kv.split("=") for kv in m.group("rest").split())}
+            found[m.group("label")] = Process(m.group("label"), line, int(m.group("graphs")), counters)
+        elif m := _FAILED.match(line):
+            found[m.group("label")] = Process(m.group("label"), line, error=m.group("error"))
+    return found
+
+
+def _cache(p: Process, prefix: str) -> str:
+    """A cache's outcome in one process: which of its lookups hit."""
+    hits, misses = p.count(f"{prefix}_hit"), p.count(f"{prefix}_miss")
+    if hits and not misses:
+        return "all hits"
+    if hits and misses:
+        return "hits and misses"
+    if misses:
+        return "all misses"
+    return "no lookup counted"
+
+
+CACHE_OUTCOMES = ("all hits", "hits and misses", "all misses", "no lookup counted")
+
+
+def _cache_fact(name: str, label: str, prefix: str) -> None:
+    @fact(name, RESTART, outcomes=CACHE_OUTCOMES)
+    def measure(result: SnippetResult) -> Measured:
+        p = processes(result).get(label)
+        if p is None or p.graphs is None:
+            ev = (line_of(result, label),) if p else ()
+            return Measured("unrecognised", ev, "unrecognised", {"line": p.line if p else ""})
+        outcome = _cache(p, prefix)
+        slots = {
+            "hits": Derived(p.count(f"{prefix}_hit"), f"{prefix}_hit={p.count(f'{prefix}_hit')}"),
+            "misses": Derived(p.count(f"{prefix}_miss"), f"{prefix}_miss={p.count(f'{prefix}_miss')}"),
+            "graphs": Derived(p.graphs, plural(p.graphs, "graph")),
+        }
+        return Measured(outcome, (line_of(result, p.line),), outcome, slots)
+
+
+_cache_fact("next process: FX graph cache, second process", SECOND, "fxgraph_cache")
+_cache_fact("next process: AOTAutograd cache, second process", SECOND, "autograd_cache")
+_cache_fact("next process: FX graph cache, first process", FIRST, "fxgraph_cache")
+
+
+GRAPH_OUTCOMES = ("one graph for both sizes", "a graph per size")
+
+
+def _graphs(result: SnippetResult, label: str) -> Measured:
+    """How many graphs dynamo captured in one process for the two sizes the job calls with."""
+    p = processes(result).get(label)
+    if p is None or p.graphs not in (1, 2):
+        ev = (line_of(result, label),) if p else ()
+        return Measured("unrecognised", ev, "unrecognised")
+    outcome = GRAPH_OUTCOMES[0] if p.graphs == 1 else GRAPH_OUTCOMES[1]
+    first = processes(result).get(FIRST)
+    evidence = tuple(line_of(result, q.line) for q in (first, p) if q is not None and q is not p) + (
+        line_of(result, p.line),
+    )
+    slots = {"graphs": Derived(p.graphs, plural(p.graphs, "graph"))}
+    if first and first.graphs is not None:
+        slots["first"] = Derived(first.graphs, plural(first.graphs, "graph"))
+    return Measured(outcome, evidence, outcome, slots)
+
+
+@fact("next process: graphs in the second process, same job id", RESTART, outcomes=GRAPH_OUTCOMES)
+def second_with_job_id(result: SnippetResult) -> Measured:
+    return _graphs(result, SECOND)
+
+
+@fact("next process: graphs in the second process, no job id", NO_JOB_ID, outcomes=GRAPH_OUTCOMES)
+def second_without_job_id(result: SnippetResult) -> Measured:
+    return _graphs(result, SECOND)
+
+
+@fact(
+    "next process: a third process given the cache artifacts",
+    RESTART,
+    outcomes=("loaded", "compiled again", "no artifacts saved", "failed"),
+)
+def artifacts(result: SnippetResult) -> Measured:
+    skipped = re.search(r"^third process: skipped.*$", result.stdout, re.M)
+    if skipped:
+        return Measured("no artifacts saved", (line_of(result, skipped.group(0)),), "no artifacts saved")
+    p = processes(result).get(THIRD)
+    if p is None:
+        return Measured("unrecognised", (), "unrecognised")
+    if p.graphs is None:
+        return Measured("failed", (line_of(result, p.line),), "failed", {"error": p.error})
+    fx = _cache(p, "fxgraph_cache")
+    outcome = "loaded" if fx == "all hits" else "compiled again" if fx in ("all misses", "no lookup counted") else ""
+    if not outcome:
+        return Measured("unrecognised", (line_of(result, p.line),), "unrecognised")
+    slots = {
+        "graphs": Derived(p.graphs, plural(p.graphs, "graph")),
+        "hits": Derived(p.count("fxgraph_cache_hit"), f"fxgraph_cache_hit={p.count('fxgraph_cache_hit')}"),
+    }
+    return Measured(outcome, (line_of(result, p.line),), outcome, slots)
+
+
+def process_table(result: SnippetResult) -> str:
+    """One row per process: graphs dynamo captured, and each cache's hits and misses."""
+    found = processes(result)
+    names = sorted({k for p in found.values() for k in p.counters})
+    rows = []
+    for p in found.values():
+        if p.graphs is None:
+            rows.append([p.label.rstrip(":"), "failed"] + ["" for _ in names])
+        else:
+            rows.append([p.label.rstrip(":"), str(p.graphs)] + [str(p.count(k)) for k in names])
+    return table(["process", "graphs captured"] + [code(k) for k in names], rows)
