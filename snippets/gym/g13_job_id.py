@@ -1,4 +1,4 @@
-# GYM·13 · A job run again with the same TORCH_COMPILE_JOB_ID: 8 rows, then 16
+# GYM·13 · A job run again with the same cache directory and job id: 8 rows, then 16
 import os
 import subprocess
 import sys

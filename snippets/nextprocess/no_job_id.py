@@ -1,5 +1,7 @@
 # The job of restart.py run twice more, this time without TORCH_COMPILE_JOB_ID. Each run calls the
-# function with 8 rows, then 16, and starts from the cache directory the run before it left.
+# function with 8 rows, then 16, and starts from the cache directory the run before it left. It
+# compiles with backend="eager": the question is dynamo's (how many graphs it captures), and eager
+# keeps the run short.
 # Run it as: python snippets/nextprocess/no_job_id.py
 import os
 import subprocess
@@ -11,7 +13,7 @@ import torch
 from torch._dynamo.utils import counters
 
 
-@torch.compile  # the default backend, inductor
+@torch.compile(backend="eager")
 def scale_shift(x):
     return torch.relu(x * 2 + 1)
 

@@ -32,7 +32,63 @@ from pathlib import Path
 from .bench_serve import TARGET_SECONDS, serve_latency
 
 ROOT = Path.cwd()
-TARGETS = {"cold": 0.35, "unchanged": 1.2, "peak_gb": 3.0, "publish": 1.5, "serve": TARGET_SECONDS}
+TARGETS = {
+    "cold": 0.35,
+    "cold_seconds": 180.0,  # the default cold build (warm executor) on the 2-core build machine
+    "unchanged": 1.2,
+    "peak_gb": 3.0,
+    "publish": 1.5,
+    "serve": TARGET_SECONDS,
+}
+
+
+def added_since(days: int) -> dict[str, str]:
+    """Snippet files first committed in the last `days` days: path -> date (empty without git history)."""
+    try:
+        out = subprocess.run(
+            ["git", "log", "--diff-filter=A", f"--since={days} days ago", "--format=@%as", "--name-only", "--", "snippets"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return {}
+    added, date = {}, ""
+    for line in out.splitlines():
+        if line.startswith("@"):
+            date = line[1:]
+        elif line.strip():
+            added.setdefault(line.strip(), date)
+    return added
+
+
+def snippet_shares(record: Path, new: dict[str, str], top: int = 10) -> str:
+    """Where a cold build's execution time goes: by folder, the slowest runs, and the newly added snippets.
+
+    Seconds are each run's own wall time; runs overlap (one worker per core), so the shares are of the
+    summed snippet time, not of the build's wall time."""
+    runs = json.loads(record.read_text())["snippets"]
+    total = sum(r["seconds"] for r in runs) or 1.0
+    by_folder: dict[str, float] = {}
+    for r in runs:
+        folder = r["path"].split("/")[1] if r["path"].count("/") >= 2 else r["path"]
+        by_folder[folder] = by_folder.get(folder, 0.0) + r["seconds"]
+
+    def row(name: str, secs: float) -> str:
+        return f"| {name} | {secs:.1f} | {100 * secs / total:.0f} % |"
+
+    lines = [f"Snippet time in the cold build: {total:.0f} s summed over {len(runs)} runs.", ""]
+    lines += ["| folder | seconds | share |", "|---|---:|---:|"]
+    lines += [row(f, t) for f, t in sorted(by_folder.items(), key=lambda kv: -kv[1])]
+    lines += ["", f"| the {top} slowest runs | seconds | share |", "|---|---:|---:|"]
+    lines += [row(r["path"], r["seconds"]) for r in sorted(runs, key=lambda r: -r["seconds"])[:top]]
+    fresh = [r for r in runs if r["path"] in new]
+    if fresh:
+        lines += ["", "| snippets added recently (first commit) | seconds | share |", "|---|---:|---:|"]
+        lines += [row(f"{r['path']} ({new[r['path']]})", r["seconds"]) for r in sorted(fresh, key=lambda r: -r["seconds"])]
+        lines.append(row(f"all {len(fresh)} of them", sum(r["seconds"] for r in fresh)))
+    return "\n".join(lines)
 
 
 def _tree(pid: int) -> list[int]:
@@ -116,6 +172,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--serve-edits", type=int, default=5, help="edits timed under mkdocs serve (0: skip)")
     parser.add_argument("--only-serve", action="store_true", help="only the serve measurement")
     parser.add_argument("--cache-from", help="with --only-serve: start from a copy of this (warm) execution cache")
+    parser.add_argument(
+        "--new-days", type=int, default=30, help="report the share of snippets first committed in this many days"
+    )
     args = parser.parse_args(argv)
     workers = {"FIELDGUIDE_WORKERS": str(args.workers)} if args.workers else {}
     results = {}
@@ -144,6 +203,7 @@ def main(argv: list[str] | None = None) -> int:
         step("cold, warm executor", FIELDGUIDE_EXECUTOR="warm", FIELDGUIDE_REFRESH="1")
         record = Path(tmp) / f"out-{len(results) - 1}" / "record.json"
         n = len(json.loads(record.read_text())["snippets"])
+        shares = snippet_shares(record, added_since(args.new_days))
         if not args.publish_only:
             step("nothing changed", FIELDGUIDE_EXECUTOR="warm")
             step("execution disabled", FIELDGUIDE_REPLAY=str(record))
@@ -183,6 +243,10 @@ def main(argv: list[str] | None = None) -> int:
         unchanged = results["nothing changed"]["seconds"] / results["execution disabled"]["seconds"]
         ratios.update(cold=cold, unchanged=unchanged)
         met = met and cold <= TARGETS["cold"] and unchanged <= TARGETS["unchanged"]
+    cold_seconds = results["cold, warm executor"]["seconds"]
+    met = met and cold_seconds <= TARGETS["cold_seconds"]
+    lines.append(f"| cold build, warm executor (seconds) | {cold_seconds:.0f} | ≤ {TARGETS['cold_seconds']:.0f} |")
+    if not args.publish_only:
         lines += [
             f"| cold build, warm executor ÷ fresh processes | {cold:.2f} | ≤ {TARGETS['cold']} |",
             f"| nothing changed ÷ execution disabled | {unchanged:.2f} | ≤ {TARGETS['unchanged']} |",
@@ -201,6 +265,7 @@ def main(argv: list[str] | None = None) -> int:
         f"{os.cpu_count()} cores; workers: {args.workers or 'one per core'}; snippet runs per build: {n}; "
         f"releases published: {len(releases)}.",
     ]
+    lines += ["", shares]
     report = "\n".join(lines)
     print(report)
     if args.json:
