@@ -431,6 +431,20 @@ def test_reveals_in_the_drills_name_only_outcomes_and_slots_that_exist(tmp_path)
         gym.load_drill(path)
 
 
+def test_a_scenario_timeout_is_its_fences_and_a_bad_one_is_named(tmp_path):
+    """A scenario that starts processes of its own (GYM·13) gets more than the default 120 s."""
+    path = tmp_path / "gym-1.toml"
+    base = 'number = 1\ntitle = "T"\nlesson = "x.md"\n[[scenario]]\nid = "a"\ntitle = "A"\nsnippet = "s.py"\nexplained = "x.md"\n'
+    path.write_text(base)
+    assert gym.load_drill(path).scenarios[0].fence.timeout == 120.0
+    path.write_text(base + "timeout = 300\n")
+    assert gym.load_drill(path).scenarios[0].fence.timeout == 300.0
+    for bad in ("0", "-5", '"nan"', '"soon"'):
+        path.write_text(base + f"timeout = {bad}\n")
+        with pytest.raises(gym.DrillError, match="gym-1.toml"):
+            gym.load_drill(path)
+
+
 @pytest.mark.parametrize("release", list(REVIEWED))
 def test_a_recompile_shows_every_function_and_failure_logged_and_every_new_graph(release):
     seen_two = False

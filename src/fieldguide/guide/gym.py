@@ -72,11 +72,12 @@ class Scenario:
     explained: str
     guard: str = ""  # for a reuse: the source whose guards (of the newest entry) the call passed
     reveal: tuple[tuple[str, str], ...] = ()  # this scenario's own texts, outcome -> Markdown
+    timeout: float = 120.0  # seconds; a scenario that starts processes of its own may need more
 
     @property
     def fence(self) -> SnippetFence:
         # guards too: a reuse is explained by the guards the call passed
-        return SnippetFence(path=self.snippet, logs=("recompiles", "guards"), timeout=120.0, show="none")
+        return SnippetFence(path=self.snippet, logs=("recompiles", "guards"), timeout=self.timeout, show="none")
 
 
 @dataclass(frozen=True)
@@ -138,6 +139,7 @@ def _parse_drill(name: str, text: str) -> Drill:
                 s["explained"],
                 s.get("guard", ""),
                 _texts(s.get("reveal", {}), f"scenario {s['id']}"),
+                float(s.get("timeout", 120.0)),
             )
             for s in data["scenario"]
         )
@@ -153,6 +155,11 @@ def _parse_drill(name: str, text: str) -> Drill:
         )
     except (tomllib.TOMLDecodeError, KeyError, TypeError, ValueError) as exc:
         raise DrillError(f"{name}: not a valid drill ({type(exc).__name__}: {exc})") from None
+    for s in scenarios:
+        if not 0 < s.timeout < float("inf"):
+            raise DrillError(
+                f"{name}: scenario {s.id!r}: timeout must be a positive number of seconds, got {s.timeout}"
+            )
     ids = [s.id for s in scenarios]
     if len(set(ids)) != len(ids) or not ids:
         raise DrillError(f"{name}: scenario ids must be present and unique, got {ids}")

@@ -46,7 +46,16 @@ def added_since(days: int) -> dict[str, str]:
     """Snippet files first committed in the last `days` days: path -> date (empty without git history)."""
     try:
         out = subprocess.run(
-            ["git", "log", "--diff-filter=A", f"--since={days} days ago", "--format=@%as", "--name-only", "--", "snippets"],
+            [
+                "git",
+                "log",
+                "--diff-filter=A",
+                f"--since={days} days ago",
+                "--format=@%as",
+                "--name-only",
+                "--",
+                "snippets",
+            ],
             cwd=ROOT,
             capture_output=True,
             text=True,
@@ -86,7 +95,9 @@ def snippet_shares(record: Path, new: dict[str, str], top: int = 10) -> str:
     fresh = [r for r in runs if r["path"] in new]
     if fresh:
         lines += ["", "| snippets added recently (first commit) | seconds | share |", "|---|---:|---:|"]
-        lines += [row(f"{r['path']} ({new[r['path']]})", r["seconds"]) for r in sorted(fresh, key=lambda r: -r["seconds"])]
+        lines += [
+            row(f"{r['path']} ({new[r['path']]})", r["seconds"]) for r in sorted(fresh, key=lambda r: -r["seconds"])
+        ]
         lines.append(row(f"all {len(fresh)} of them", sum(r["seconds"] for r in fresh)))
     return "\n".join(lines)
 
@@ -173,7 +184,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only-serve", action="store_true", help="only the serve measurement")
     parser.add_argument("--cache-from", help="with --only-serve: start from a copy of this (warm) execution cache")
     parser.add_argument(
-        "--new-days", type=int, default=30, help="report the share of snippets first committed in this many days"
+        "--new-days", type=int, default=3, help="report the share of snippets first committed in this many days"
     )
     args = parser.parse_args(argv)
     workers = {"FIELDGUIDE_WORKERS": str(args.workers)} if args.workers else {}

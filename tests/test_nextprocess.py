@@ -1,0 +1,89 @@
+"""Lesson 6, the next process: its facts read the lines each process printed, and nothing else.
+
+The live build runs the lesson's snippets (inductor on the CPU, three processes); the committed
+records hold the same runs on every release. A line the parser does not know is `unrecognised`,
+never the nearest known outcome.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+from conftest import ROOT
+from test_chapters import current
+
+from fieldguide.guide.chapters import nextprocess as np
+from fieldguide.guide.claims import FACTS, UNRECOGNISED
+from fieldguide.run.record import BuildRecord
+
+LESSON_FACTS = [name for name in FACTS if name.startswith("next process: ")]
+
+
+@pytest.fixture(scope="module")
+def live(site_record) -> BuildRecord:
+    return BuildRecord.from_json(site_record)
+
+
+def test_the_table_and_the_facts_read_the_processes_the_run_printed(live):
+    result = live.find("nextprocess/restart.py")
+    found = np.processes(result)
+    printed = [line for line in result.stdout.splitlines() if "process" in line]
+    assert len(found) == len(printed) >= 2
+    for p in found.values():
+        assert p.line in result.output  # the evidence is a displayed line
+        if p.graphs is not None:
+            assert f"graphs compiled={p.graphs}" in p.line
+            assert all(f"{k}={v}" in p.line for k, v in p.counters.items())
+    table = np.process_table(result)
+    for p in found.values():
+        assert p.label.rstrip(":") in table
+    for name in LESSON_FACTS:
+        m = FACTS[name].on(live)
+        assert m.outcome in FACTS[name].outcomes, (name, m.outcome)
+        assert m.outcome != UNRECOGNISED, (name, result.stdout)
+        assert all(
+            e.line in result.output or e.line in live.find("nextprocess/no_job_id.py").output for e in m.evidence
+        )
+
+
+def test_the_second_process_is_judged_against_the_counters_it_printed(live):
+    """The outcome follows the counters: swap the second process's hits for misses and it changes."""
+    result = live.find("nextprocess/restart.py")
+    second = np.processes(result)[np.SECOND]
+    fact = FACTS["next process: FX graph cache, second process"]
+    assert fact(result).outcome == np._cache(second, "fxgraph_cache")
+    missed = second.line.replace("fxgraph_cache_hit=", "fxgraph_cache_miss=")
+    changed = dataclasses.replace(result, stdout=result.stdout.replace(second.line, missed))
+    expected = "all misses" if "fxgraph_cache_hit=" in second.line else fact(result).outcome
+    assert fact(changed).outcome == expected
+
+
+def test_a_failed_or_unknown_line_is_never_a_known_outcome(live):
+    result = live.find("nextprocess/restart.py")
+    second = np.processes(result)[np.SECOND]
+    failed = dataclasses.replace(
+        result, stdout=result.stdout.replace(second.line, f"{np.SECOND} failed: RuntimeError: no space left")
+    )
+    assert FACTS["next process: FX graph cache, second process"](failed).outcome == UNRECOGNISED
+    assert FACTS["next process: graphs in the second process, same job id"](failed).outcome == UNRECOGNISED
+    odd = dataclasses.replace(result, stdout=result.stdout.replace("graphs compiled=", "graphs captured="))
+    for name in (
+        "next process: FX graph cache, second process",
+        "next process: a third process given the cache artifacts",
+    ):
+        assert FACTS[name](odd).outcome == UNRECOGNISED
+
+
+@pytest.mark.parametrize("release", ["2.2.2", "2.8.0", "2.15.0"])
+def test_each_release_record_takes_a_named_outcome(release):
+    build = current(release, np.RESTART, np.NO_JOB_ID)
+    for name in LESSON_FACTS:
+        m = FACTS[name].on(build)
+        assert m.outcome in FACTS[name].outcomes and m.outcome != UNRECOGNISED, (release, name, m)
+
+
+def test_the_snippets_keep_their_caches_out_of_the_tree():
+    for path in (ROOT / "snippets" / "nextprocess").glob("*.py"):
+        text = path.read_text()
+        assert "tempfile.mkdtemp" in text and "TORCHINDUCTOR_CACHE_DIR" in text, path
