@@ -994,7 +994,9 @@ _HIT_LINE = re.compile(r"^torch\._dynamo hit config\.(\w+) \((\d+)\)$")
 _LAST_REASON = re.compile(r"^last reason: (?:(\d+/\d+): )?(.*)$")
 # the line each call prints: `rows=4   unique_graphs=2 served={...}` (dynamic/limits.py) or
 # `new size, over the limit   graphs compiled=[...] ran=[...]` (releases/after_limit.py)
-_CALL = re.compile(r"^(?P<label>rows=\d+(?: again)?|\S.*?)\s+(?:unique_graphs=(?P<graphs>\d+) served=|graphs compiled=)", re.M)
+_CALL = re.compile(
+    r"^(?P<label>rows=\d+(?: again)?|\S.*?)\s+(?:unique_graphs=(?P<graphs>\d+) served=|graphs compiled=)", re.M
+)
 
 
 def limit_warnings(result: SnippetResult) -> list[dict]:
@@ -1111,7 +1113,9 @@ def warning_last_reason(result: SnippetResult) -> Measured:
     if not m or block is None or len(block.failures) < 2:
         raise LookupError(f"{result.path}: no recompile block of several entries before the warning")
     quoted = m.group(2)
-    index = next((i for i, f in enumerate(block.failures) if f.reason == quoted and f.entry == (m.group(1) or "")), None)
+    index = next(
+        (i for i, f in enumerate(block.failures) if f.reason == quoted and f.entry == (m.group(1) or "")), None
+    )
     if index is None:
         raise LookupError(f"{result.path}: the last reason {quoted!r} is none of the block's failures")
     ages = _entry_sizes(result)
