@@ -1171,7 +1171,10 @@ def warning_reason_id(result: SnippetResult) -> Measured:
         return Measured(m.group(1), evidence, "with a compile id", {"id": m.group(1)})
     if any(ids):
         raise LookupError(f"{result.path}: the block's failures carry ids, the last reason none")
-    evidence += (line_of(result, "- " + block.failures[0].reason),)
+    same = next((f for f in block.failures if f.reason == m.group(2)), None)
+    if same is None:
+        raise LookupError(f"{result.path}: the last reason is none of the block's failures")
+    evidence += (line_of(result, "- " + same.reason),)
     return Measured("none", evidence, "without a compile id", {})
 
 
