@@ -374,3 +374,104 @@ def test_cache_list_growth_on_other_torches():
         assert [lines for _, _, lines in dyn.list_growth(r)] == [0, 1, 2, 3, 4]
         m = dyn.list_walk(r)
         assert m.outcome == outcome and str(m.slots["counts"]) == "1, 2, 3, 4"
+
+
+# -- lesson 5, a limit warning, line by line ------------------------------------------------------
+LIMIT_WARNING_FACTS = (
+    "realcode: the limit warning, its first line",
+    "realcode: the limit warning, its function: line",
+    "realcode: the limit warning, its last reason: line",
+    "realcode: the limit warning, the compile id in its last reason",
+    "realcode: the limit warning, the lines after it",
+    "realcode: the functions the limit warnings name past the limit",
+)
+
+
+def _release_records() -> list[tuple[str, BuildRecord]]:
+    import tomllib
+
+    releases = tomllib.loads((ROOT / "records" / "releases.toml").read_text())["releases"]
+    return [
+        (r, BuildRecord.read(ROOT / "records" / f"torch-{r}.json.gz"))
+        for r in releases
+        if (ROOT / "records" / f"torch-{r}.json.gz").exists()
+    ]
+
+
+@pytest.mark.parametrize("name", LIMIT_WARNING_FACTS)
+def test_limit_warning_facts_take_a_named_outcome_on_every_record(name):
+    """Each fact of "A limit warning, line by line" takes a named outcome on every committed release record,
+    its evidence lines are lines of the run's output, and each value it quotes occurs in that evidence.
+    Broken on purpose: the last reason compared with the block's failures with its compile id left on (2.5 on:
+    unrecognised); the hint lines read from the line after the warning's first (function: is no hint:
+    unrecognised)."""
+    from fieldguide.guide import facts  # noqa: F401  (every chapter's facts registered)
+    from fieldguide.guide.claims import FACTS, UNRECOGNISED, _occurs
+    from fieldguide.guide.explain import outcome_on
+
+    f = FACTS[name]
+    records = _release_records()
+    assert records
+    for release, rec in records:
+        m = outcome_on(f, rec)
+        assert m is not None, (release, name)
+        assert m.outcome != UNRECOGNISED and m.outcome in f.outcomes, (release, m.value)
+        outputs = "\n".join(r.find(rec).output for r in f.runs)
+        assert m.evidence, (release, name)
+        for ev in m.evidence:
+            assert any(ev.line in line for line in outputs.splitlines()), (release, ev.line)
+        joined = "\n".join(ev.line for ev in m.evidence)
+        for slot, value in m.slots.items():
+            if isinstance(value, str) and value:
+                assert _occurs(value, joined), (release, slot, value)
+
+
+def _limits_result(release: str):
+    """dynamic/limits.py's run in a committed release record."""
+    rec = BuildRecord.read(ROOT / "records" / f"torch-{release}.json.gz")
+    return rec.find("dynamic/limits.py", TORCH_LOGS="recompiles")
+
+
+def test_limit_warning_last_reason_follows_the_line_it_quotes():
+    """Which failure the `last reason:` line quotes is read from the output, not from the release: the 2.2.2
+    record's warning made to quote the newest entry's failure reads as that, and a quote of no failure of the
+    block, or a warning without its last reason, is unrecognised (a LookupError), never the nearest outcome."""
+    from dataclasses import replace
+
+    from fieldguide.guide.chapters import realcode as rc
+
+    old = _limits_result("2.2.2")
+    assert rc.warning_last_reason(old).outcome == "the oldest entry's failure"
+    assert rc.warning_reason_id(old).outcome == "without a compile id"
+    newest = "last reason: tensor 'L['x']' size mismatch at index 0. expected 3, actual 4"
+    swapped = old.output.replace("last reason: tensor 'L['x']' size mismatch at index 0. expected 2, actual 4", newest)
+    assert swapped != old.output
+    m = rc.warning_last_reason(replace(old, output=swapped))
+    assert m.outcome == "the newest entry's failure" and m.slots["size"] == "3" and str(m.slots["pos"]) == "first"
+    elsewhere = old.output.replace("expected 2, actual 4\nTo log", "expected 7, actual 4\nTo log")
+    with pytest.raises(LookupError):
+        rc.warning_last_reason(replace(old, output=elsewhere))
+    without = "\n".join(ln for ln in old.output.splitlines() if "last reason:" not in ln)
+    for measure in (rc.warning_last_reason, rc.warning_function_line, rc.warning_first_line):
+        with pytest.raises(LookupError):
+            measure(replace(old, output=without))
+
+
+def test_limit_warning_first_line_and_hints_follow_the_output():
+    """The limit's name and value are the warning's (checked against the name the snippet lowered), and the
+    address is read from the `To diagnose` line as printed: another address is that address."""
+    from dataclasses import replace
+
+    from fieldguide.guide.chapters import realcode as rc
+
+    old, new = _limits_result("2.2.2"), _limits_result("2.13.0")
+    assert rc.warning_first_line(old).outcome == "cache_size_limit"
+    assert rc.warning_first_line(new).outcome == "recompile_limit"
+    accumulated = old.output.replace("hit config.cache_size_limit (2)", "hit config.accumulated_cache_size_limit (2)")
+    with pytest.raises(LookupError):
+        rc.warning_first_line(replace(old, output=accumulated))
+    moved = re.sub(r"see https://\S+", "see https://example.org/recompiles.html.", new.output)
+    assert rc.warning_hints(replace(new, output=moved)).value == "https://example.org/recompiles.html"
+    no_hints = "\n".join(ln for ln in new.output.splitlines() if not ln.startswith("To "))
+    with pytest.raises(LookupError):
+        rc.warning_hints(replace(new, output=no_hints))

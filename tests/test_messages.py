@@ -470,7 +470,7 @@ MODULES, AMBIENT, TENSOR = (
     "guards.md#ambient-state",
     "guards.md#what-the-tensor-check-compares",
 )
-LIMIT, SIZES = "dynamic.md#two-limits", "dynamic.md#from-static-to-dynamic"
+LIMIT, SIZES = "realcode.md#limit-warning", "dynamic.md#from-static-to-dynamic"
 NEW_PREFIX = "V1202 09:14:07.221000 40213 torch/_dynamo/guards.py:3102] [3/1] [__recompiles] "
 RANK_PREFIX = "[rank1]:V1202 09:14:09.870000 40213 torch/_dynamo/guards.py:3102] [5/2] [__recompiles] "
 WARN_PREFIX = "W1202 09:16:02.118000 40213 torch/_dynamo/convert_frame.py:1994] [7/8] "
@@ -524,6 +524,14 @@ FOREIGN_NEW = [
     (WARN_PREFIX + "   last reason: 2/7: L['self'].layer_idx == 7", LAYER),
     (WARN_PREFIX + "   last reason: 0/7: self._modules['norm'].training == True", TRAIN),
     (WARN_PREFIX + "torch._dynamo hit config.accumulated_recompile_limit (256)", LIMIT),
+    # a whole limit warning of another program: its lines continue the record unprefixed, or each prefixed
+    (WARN_PREFIX + "torch._dynamo hit config.recompile_limit (16)", LIMIT),
+    ("   function: 'decode_step' (/opt/svc/generate.py:211)", LIMIT),
+    ("   last reason: 4/15: tensor 'past_key_values' size mismatch at index 2. expected 511, actual 512", SIZES),
+    ('To log all recompilation reasons, use TORCH_LOGS="recompiles".', LIMIT),
+    ("To diagnose recompilation issues, see https://docs.pytorch.org/docs/stable/torch.compiler_faq.html", LIMIT),
+    (WARN_PREFIX + "   function: '<lambda>' (C:/work/nets/blocks.py:9)", LIMIT),
+    (WARN_PREFIX + "   last reason: 1/3: L['self']._modules['head'].training == True", TRAIN),
     (
         "RuntimeError: Detected recompile when torch.compile stance is 'fail_on_recompile'. filename: "
         "'tests/test_encoder.py', function name: 'encode', line number: 27",
@@ -548,6 +556,15 @@ FOREIGN_OLD = [
     ("   function: 'forward' (/srv/app/model.py:57)", LIMIT),
     ("   last reason: L['self'].layer_id == 7", LAYER),
     ('To log all recompilation reasons, use TORCH_LOGS="recompiles".', LIMIT),
+    (
+        "[2024-06-02 08:00:13,402] torch._dynamo.convert_frame: [WARNING] torch._dynamo hit "
+        "config.cache_size_limit (64)",
+        LIMIT,
+    ),
+    ("   function: 'training_step' (/srv/app/trainer.py:120)", LIMIT),
+    ("   last reason: tensor 'L['images']' size mismatch at index 0. expected 64, actual 37", SIZES),
+    ("To diagnose recompilation issues, see https://pytorch.org/docs/master/compile/troubleshooting.html.", LIMIT),
+    ("To diagnose recompilation issues, see https://example.org/pytorch/recompiles.html.", LIMIT),
     (
         "[2024-05-14 10:22:05,500] [3/0] torch._dynamo.symbolic_convert.__graph_breaks: [DEBUG] Graph break: "
         "call_function BuiltinVariable(print) [ConstantVariable(str), TensorVariable()] {} from user code at:",

@@ -157,7 +157,7 @@ KINDS = [
     Kind(
         "limit",
         re.compile(r"hit config\.\w*limit|last reason: |^function: |^To (?:log|diagnose) "),
-        "dynamic.md#two-limits",
+        "realcode.md#limit-warning",
     ),
     Kind("size", re.compile(r"size mismatch")),
     Kind("stride", re.compile(r"stride mismatch")),
@@ -214,7 +214,13 @@ CAUSES = [
         "realcode.md#fail-on-recompile",
         "stance",
     ),
-    Cause("limit", r"torch\._dynamo hit config\.\w*limit", "dynamic.md#two-limits", "limit"),
+    Cause(
+        "limit",
+        # the warning's first line, and its hints (their address changes from one release to the next)
+        r"torch\._dynamo hit config\.\w*limit|^To log all recompilation reasons|^To diagnose recompilation issues",
+        "realcode.md#limit-warning",
+        "limit",
+    ),
     Cause(
         "graph-break-log",
         r"^Graph [Bb]reak(?::.* from user code at|:? [Rr]eason:| in user code at )",

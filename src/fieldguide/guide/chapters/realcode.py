@@ -985,3 +985,238 @@ def limit_fullgraph(result: SnippetResult) -> Measured:
         "raised",
         slots,
     )
+
+
+# -- a limit warning, line by line (dynamic/limits.py's run, read line by line) -------------------
+LIMITS = run("dynamic/limits.py", "recompiles")
+AFTER_LIMIT = run("releases/after_limit.py", "recompiles")
+_HIT_LINE = re.compile(r"^torch\._dynamo hit config\.(\w+) \((\d+)\)$")
+_LAST_REASON = re.compile(r"^last reason: (?:(\d+/\d+): )?(.*)$")
+# the line each call prints: `rows=4   unique_graphs=2 served={...}` (dynamic/limits.py) or
+# `new size, over the limit   graphs compiled=[...] ran=[...]` (releases/after_limit.py)
+_CALL = re.compile(
+    r"^(?P<label>rows=\d+(?: again)?|\S.*?)\s+(?:unique_graphs=(?P<graphs>\d+) served=|graphs compiled=)", re.M
+)
+
+
+def limit_warnings(result: SnippetResult) -> list[dict]:
+    """Every limit warning a run printed, in order: its line index in the output, its lines as printed
+    (stripped), the `function:` and `last reason:` lines, the hint lines after them (`To ...`), the
+    `Recompiling function` block printed before it, and the step line printed after it."""
+    lines = result.output.splitlines()
+    out = []
+    for i, line in enumerate(lines):
+        hit = _HIT_LINE.match(line.strip())
+        if not hit:
+            continue
+        rest = [ln.strip() for ln in lines[i + 1 : i + 3]]
+        function = rest[0] if len(rest) > 0 and rest[0].startswith("function: ") else None
+        reason = rest[1] if len(rest) > 1 and rest[1].startswith("last reason: ") else None
+        hints = []
+        for ln in lines[i + 3 :]:
+            if not ln.strip().startswith("To "):
+                break
+            hints.append(ln.strip())
+        before = parse_recompiles("\n".join(lines[:i]))
+        after = _CALL.search("\n".join(lines[i + 1 :]))
+        out.append(
+            {
+                "at": i,
+                "hit": hit,
+                "line": line.strip(),
+                "function": function,
+                "reason": reason,
+                "hints": hints,
+                "block": before[-1] if before else None,
+                "step": after.group("label").strip() if after else None,
+            }
+        )
+    return out
+
+
+def _lowered_to(result: SnippetResult) -> tuple[str, str]:
+    m = re.search(r"^lowered config\.(\w+) to (\d+)$", result.stdout, re.M)
+    if not m:
+        raise LookupError(f"{result.path}: no limit lowered")
+    return m.group(1), m.group(2)
+
+
+def _the_warning(result: SnippetResult) -> dict:
+    found = limit_warnings(result)
+    if len(found) != 1:
+        raise LookupError(f"{result.path}: {len(found)} limit warnings")
+    w = found[0]
+    if not (w["function"] and w["reason"]):
+        raise LookupError(f"{result.path}: a limit warning without its function: or last reason: line")
+    return w
+
+
+@fact(
+    "realcode: the limit warning, its first line",
+    LIMITS,
+    outcomes=("cache_size_limit", "recompile_limit"),
+)
+def warning_first_line(result: SnippetResult) -> Measured:
+    """Which limit the warning names, and with what value: the name and value the snippet lowered."""
+    w = _the_warning(result)
+    name, value = w["hit"].group(1), w["hit"].group(2)
+    lowered, to = _lowered_to(result)
+    if (name, value) != (lowered, to) or name not in ("cache_size_limit", "recompile_limit"):
+        raise LookupError(f"{result.path}: the warning names {name} ({value}); the snippet lowered {lowered} to {to}")
+    evidence = (line_of(result, w["line"]), line_of(result, f"lowered config.{lowered} to"))
+    return Measured(f"{name} ({value})", evidence, name, {"line": w["line"], "name": name, "value": value})
+
+
+@fact(
+    "realcode: the limit warning, its function: line",
+    LIMITS,
+    outcomes=("the function and place of the recompile log",),
+)
+def warning_function_line(result: SnippetResult) -> Measured:
+    """The function and file:line the warning names, against the `Recompiling function` line before it."""
+    w = _the_warning(result)
+    m = re.fullmatch(r"function: '(\w+)' \((.+)\)", w["function"])
+    block = w["block"]
+    if not m or block is None:
+        raise LookupError(f"{result.path}: {w['function']!r}, and no recompile logged before it")
+    head = f"Recompiling function {block.function} in {block.where}"
+    evidence = (line_of(result, w["function"], w["at"]), line_of(result, head))
+    slots = {"line": w["function"], "function": m.group(1), "where": m.group(2), "head": head}
+    if (m.group(1), m.group(2)) != (block.function, block.where):
+        raise LookupError(f"{result.path}: the warning names {m.group(1)} at {m.group(2)}; the log, {head}")
+    return Measured(w["function"], evidence, "the function and place of the recompile log", slots)
+
+
+def _entry_sizes(result: SnippetResult) -> dict[int, int]:
+    """rows -> the count of graphs once the call with that many rows first compiled one (its entry's age)."""
+    out, prev = {}, 0
+    for call in _CALL.finditer(result.stdout):
+        rows, graphs = re.match(r"rows=(\d+)", call["label"]), int(call["graphs"] or 0)
+        if rows and graphs > prev:
+            out.setdefault(int(rows.group(1)), graphs)
+        prev = graphs
+    return out
+
+
+@fact(
+    "realcode: the limit warning, its last reason: line",
+    LIMITS,
+    outcomes=("the newest entry's failure", "the oldest entry's failure"),
+)
+def warning_last_reason(result: SnippetResult) -> Measured:
+    """Which failure of the `Recompiling function` block printed just before the warning its `last reason:`
+    quotes: the one of the entry compiled last, or first (an entry's age read from the step at which the
+    graph count grew for its size, the size read from the failure's `expected N`)."""
+    w = _the_warning(result)
+    m = _LAST_REASON.match(w["reason"])
+    block = w["block"]
+    if not m or block is None or len(block.failures) < 2:
+        raise LookupError(f"{result.path}: no recompile block of several entries before the warning")
+    quoted = m.group(2)
+    index = next(
+        (i for i, f in enumerate(block.failures) if f.reason == quoted and f.entry == (m.group(1) or "")), None
+    )
+    if index is None:
+        raise LookupError(f"{result.path}: the last reason {quoted!r} is none of the block's failures")
+    ages = _entry_sizes(result)
+    sizes = [re.search(r"expected (\d+), actual", f.reason) for f in block.failures]
+    if not all(sizes) or any(int(s.group(1)) not in ages for s in sizes):
+        raise LookupError(f"{result.path}: failures whose entries the steps do not date")
+    age = [ages[int(s.group(1))] for s in sizes]
+    size = int(sizes[index].group(1))
+    if age[index] == max(age):
+        outcome = "the newest entry's failure"
+    elif age[index] == min(age):
+        outcome = "the oldest entry's failure"
+    else:
+        raise LookupError(f"{result.path}: the last reason quotes an entry neither newest nor oldest")
+    failure_lines = [f"{f.entry}: {f.reason}" if f.entry else f.reason for f in block.failures]
+    compiled = f"rows={size} "
+    evidence = (
+        line_of(result, w["reason"], w["at"]),
+        *(line_of(result, "- " + ln) for ln in failure_lines),
+        line_of(result, compiled),
+        *((line_of(result, w["step"] + " "),) if w["step"] else ()),
+    )
+    pos = "first" if index == 0 else "last" if index == len(block.failures) - 1 else f"number {index + 1}"
+    slots = {
+        "reason": quoted,
+        "size": str(size),
+        "pos": Derived(pos),
+        "n": Derived(len(block.failures)),
+        "call": w["step"] or "",
+    }
+    return Measured(quoted, evidence, outcome, slots)
+
+
+@fact(
+    "realcode: the limit warning, the compile id in its last reason",
+    LIMITS,
+    outcomes=("with a compile id", "without a compile id"),
+)
+def warning_reason_id(result: SnippetResult) -> Measured:
+    """Whether the `last reason:` line starts with a compile id (`0/1: `), as the block's failures do or not."""
+    w = _the_warning(result)
+    m = _LAST_REASON.match(w["reason"])
+    block = w["block"]
+    if not m or block is None or not block.failures:
+        raise LookupError(f"{result.path}: no recompile block before the warning")
+    ids = [f.entry for f in block.failures]
+    evidence = (line_of(result, w["reason"], w["at"]),)
+    if m.group(1):
+        if m.group(1) not in ids:
+            raise LookupError(f"{result.path}: the id {m.group(1)} is none of the block's")
+        failure = next(f for f in block.failures if f.entry == m.group(1))
+        evidence += (line_of(result, f"- {failure.entry}: {failure.reason}"),)
+        return Measured(m.group(1), evidence, "with a compile id", {"id": m.group(1)})
+    if any(ids):
+        raise LookupError(f"{result.path}: the block's failures carry ids, the last reason none")
+    same = next((f for f in block.failures if f.reason == m.group(2)), None)
+    if same is None:
+        raise LookupError(f"{result.path}: the last reason is none of the block's failures")
+    evidence += (line_of(result, "- " + same.reason),)
+    return Measured("none", evidence, "without a compile id", {})
+
+
+@fact(
+    "realcode: the limit warning, the lines after it",
+    LIMITS,
+    outcomes=("a log hint and a link",),
+)
+def warning_hints(result: SnippetResult) -> Measured:
+    """The `To ...` lines the warning ends with: the TORCH_LOGS hint and the address it points to."""
+    w = _the_warning(result)
+    hints = w["hints"]
+    log = next((h for h in hints if h.startswith("To log all recompilation reasons")), None)
+    diag = next((h for h in hints if h.startswith("To diagnose recompilation issues, see ")), None)
+    if len(hints) != 2 or not log or not diag:
+        raise LookupError(f"{result.path}: the warning ends with {hints!r}")
+    url = diag.removeprefix("To diagnose recompilation issues, see ").rstrip(".")
+    evidence = (line_of(result, log, w["at"]), line_of(result, diag, w["at"]))
+    return Measured(url, evidence, "a log hint and a link", {"log": log, "url": url})
+
+
+@fact(
+    "realcode: the functions the limit warnings name past the limit",
+    AFTER_LIMIT,
+    show=lambda v: ", ".join(v),
+    outcomes=("the compiled function only", "the compiled function, then the function it calls"),
+)
+def warnings_after_limit(result: SnippetResult) -> Measured:
+    """releases/after_limit.py: which functions the run's limit warnings name, in order, and the step each
+    one was printed before (the call that printed it)."""
+    found = limit_warnings(result)
+    names = [re.fullmatch(r"function: '(\w+)' \(.+\)", w["function"] or "") for w in found]
+    if not found or not all(names):
+        raise LookupError(f"{result.path}: {len(found)} limit warnings, not all naming a function")
+    functions = [n.group(1) for n in names]
+    evidence = tuple(line_of(result, w["function"], w["at"]) for w in found) + tuple(
+        line_of(result, w["step"]) for w in found if w["step"]
+    )
+    slots: dict[str, object] = {"first": functions[0], "call": found[0]["step"] or ""}
+    if functions == ["double_plus_one"]:
+        return Measured(functions, evidence, "the compiled function only", slots)
+    if functions == ["double_plus_one", "add_one"]:
+        slots |= {"second": functions[1], "second_call": found[1]["step"] or ""}
+        return Measured(functions, evidence, "the compiled function, then the function it calls", slots)
+    raise LookupError(f"{result.path}: warnings for {', '.join(functions)}")
