@@ -7,8 +7,8 @@ those snippets like any page's; this module turns their results into the answer 
 
 A scenario's verdict is read from its log: the last call **reuses** an entry (no new graph),
 **recompiles** (a guard of an existing entry of the same code failed: the recompiles channel
-logged ``Recompiling function ...`` with the failed guard, or with failure lines that print no text,
-as torch 2.5 to 2.9 do for a backend check, or, where torch 2.2 to 2.4 log
+logged ``Recompiling function ...`` with the failed guard, or with no failure line that names one,
+as torch 2.4 to 2.9 do for a backend check, or, where torch 2.2 to 2.4 log
 nothing for a new module instance, the dumps show the earlier entry's identity guard on another
 object) or **compiles new code** (a function compiled for the first time: a frame with no earlier
 entry, or one whose earlier entry prints the very same guards, as after ``torch._dynamo.reset()``).
@@ -45,7 +45,8 @@ VERDICTS = {REUSES: "Reuses the entry", RECOMPILES: "Recompiles", NEW_CODE: "Com
 OUTCOMES = {
     "reuses": REUSES,
     "recompiles": RECOMPILES,  # `Recompiling function` with failed guards, logged for the last call
-    "recompiles: no reason printed": RECOMPILES,  # `Recompiling function`, its failure lines empty (2.5-2.9's backend check)
+    # `Recompiling function`, and no failure line with a text: 2.4 prints none for a backend check, 2.5-2.9 `- 0/0:`
+    "recompiles: no reason printed": RECOMPILES,
     "recompiles: identity guard, not logged": RECOMPILES,  # no line logged; the earlier entry's id guard differs
     "compiles new code: another function": NEW_CODE,  # a frame (name and first line) with no earlier entry
     "compiles new code: same guards": NEW_CODE,  # the earlier entry of the frame prints the same guards
@@ -322,18 +323,10 @@ def measure(scenario: Scenario, result: SnippetResult | None) -> Answer:
     entries = tuple(entries)
     common = dict(before=b, after=a, earlier=earlier, recompiles=recompiles, entries=entries)
     if a > b:
-        if failures and all(_EMPTY_REASON.match(f.reason) for f in failures):  # a failure line with no text
+        if recompiles and all(_EMPTY_REASON.match(f.reason) for f in failures):  # no failure line has a text
             return Answer(RECOMPILES, failing_guard="", outcome="recompiles: no reason printed", **common)
         if failures:  # a guard of a cached entry failed, and the log says which
             return Answer(RECOMPILES, failing_guard=failures[0].reason, outcome="recompiles", **common)
-        if recompiles:
-            return Answer(
-                UNRECOGNISED,
-                failing_guard="",
-                outcome=UNRECOGNISED,
-                reason="a recompile logged without a failed guard",
-                **common,
-            )
         outcome, reason, diffs = _unlogged(entries)
         return Answer(OUTCOMES[outcome], failing_guard="", outcome=outcome, reason=reason, differences=diffs, **common)
     if recompiles:  # guards failed, yet no graph was added (a cache limit, for example)
@@ -455,7 +448,7 @@ def slots(answer: Answer, torch: str, scenario: Scenario) -> dict[str, str]:
     if answer.outcome == "reuses":
         out |= {"frame": answer.frame, "focus": scenario.guard}
     elif answer.outcome in ("recompiles", "recompiles: no reason printed"):
-        logged = [r for r in answer.recompiles if r.failures]
+        logged = [r for r in answer.recompiles if r.failures or answer.outcome != "recompiles"]
         out |= {
             "function": logged[0].function,
             "functions": ", ".join(dict.fromkeys(r.function for r in logged)),
@@ -619,7 +612,7 @@ def measured(answer: Answer, focus: str = "") -> str:
     rows: list[tuple[str, str]] = [("new graphs", str(answer.new_graphs))]
     out = []
     if answer.outcome in ("recompiles", "recompiles: no reason printed"):
-        logged = [r for r in answer.recompiles if r.failures]
+        logged = [r for r in answer.recompiles if r.failures or answer.outcome != "recompiles"]
         out.append(
             "<p><code>TORCH_LOGS=recompiles</code>, last call:</p>"
             + _pre(

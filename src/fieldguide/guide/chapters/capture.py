@@ -643,7 +643,9 @@ def _around_difference(line: str, partner: str | None, width: int = 110) -> str:
     line it pairs with under the other backend (so a difference in a long line stays visible)."""
     if len(line) <= width or partner is None:
         return shorten(line, width)
-    start = next((i for i, (x, y) in enumerate(zip(line, partner)) if x != y), min(len(line), len(partner)))
+    start = next(
+        (i for i, (x, y) in enumerate(zip(line, partner, strict=False)) if x != y), min(len(line), len(partner))
+    )
     start = max(0, start - 30)
     piece = line[start : start + width - 2]
     return ("…" if start else "") + piece + ("…" if start + len(piece) < len(line) else "")
