@@ -475,3 +475,67 @@ def test_limit_warning_first_line_and_hints_follow_the_output():
     no_hints = "\n".join(ln for ln in new.output.splitlines() if not ln.startswith("To "))
     with pytest.raises(LookupError):
         rc.warning_hints(replace(new, output=no_hints))
+
+
+# -- lesson 1, the backend ------------------------------------------------------------------------
+def _backend_records(live: BuildRecord) -> list[BuildRecord]:
+    """The live build, and every committed release record that holds today's capture/backends.py run."""
+    from fieldguide.guide.chapters import capture as cap
+
+    out = [live]
+    for path in sorted((ROOT / "records").glob("torch-*.json.gz")):
+        release = path.name.removeprefix("torch-").removesuffix(".json.gz")
+        try:
+            out.append(current(release, cap.BACKENDS))
+        except pytest.skip.Exception:
+            pass
+    return out
+
+
+def test_backend_comparison_takes_a_named_outcome_resting_on_printed_lines(live):
+    """On the live build and every committed record that measured it: the fact takes one of its named
+    outcomes (not `unrecognised`), its evidence lines occur in the run's output (each as often as its
+    occurrence number says), and the per-backend table lists the three backends the snippet compiles."""
+    from fieldguide.guide.chapters import capture as cap
+
+    for build in _backend_records(live):
+        result = cap.BACKENDS.find(build)
+        m = cap.backends_compared(result)
+        assert m.outcome in cap.backends_compared.outcomes and m.outcome != "unrecognised", (build.torch, m.value)
+        lines = result.output.splitlines()
+        for ev in m.evidence:
+            assert sum(ev.line in ln for ln in lines) > ev.nth, (build.torch, ev.line)
+        assert [f"backend={n}" for n in cap.BACKEND_NAMES] == [e.line for e in m.evidence[:3]]
+        table = cap.backends_table(result)
+        assert all(f"`{n}`" in table for n in cap.BACKEND_NAMES), table
+        differs = cap.backend_differences_table(result)
+        lines_differ = ("the same checks, other printed lines differ", "guards differ", "guards and reasons differ")
+        assert bool(differs) == (m.outcome in lines_differ), (build.torch, m.outcome)
+
+
+def test_backend_comparison_of_an_output_it_cannot_read_is_unrecognised(live):
+    """The live run's output with its inductor part cut off, or with a line of no known shape inside a
+    dump, is `unrecognised`, never the nearest named outcome."""
+    import dataclasses
+
+    from fieldguide.guide.chapters import capture as cap
+
+    result = cap.BACKENDS.find(live)
+    cut = result.output[: result.output.index("backend=inductor")]
+    assert cap.backends_compared(dataclasses.replace(result, output=cut)).outcome == "unrecognised"
+    lines = result.output.splitlines()
+    first_dump = lines.index("GUARDS:")
+    odd = "\n".join(lines[: first_dump + 1] + ["something torch never printed before"] + lines[first_dump + 1 :])
+    m = cap.backends_compared(dataclasses.replace(result, output=odd))
+    assert m.outcome == "unrecognised" and "something torch never printed" in str(m.value)
+
+
+def test_backend_normaliser_sets_aside_ids_addresses_line_numbers_and_entry_ids():
+    from fieldguide.guide.chapters import capture as cap
+
+    a = "(___skip_backend_check() or ___current_backend() == ___lookup_backend(139869463260816))  # _dynamo/output_graph.py:385 in init_ambient_guards"
+    b = "(___skip_backend_check() or ___current_backend() == ___lookup_backend(139869469285584))  # _dynamo/output_graph.py:391 in init_ambient_guards"
+    assert cap.normalize_guard_line(a) == cap.normalize_guard_line(b)
+    assert cap.normalize_guard_line("- 0/0: tensor 'x' size mismatch") == "tensor 'x' size mismatch"
+    assert cap.normalize_guard_line("BACKEND_MATCH (id=0x7f00aa11bb20)") == "BACKEND_MATCH (id=<addr>)"
+    assert cap.normalize_guard_line("L['alpha'] == 2.0") != cap.normalize_guard_line("L['alpha'] == 3.0")

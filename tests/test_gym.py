@@ -615,3 +615,23 @@ def test_before_answering_no_scenario_shows_or_holds_its_answer(browser, built_s
         body = page.evaluate("document.body.textContent")
         assert "before the last call" not in body and "Correct." not in body
         assert errors == []
+
+
+def test_a_recompile_whose_log_names_no_guard_is_an_outcome_of_its_own(site_record):
+    """torch 2.4 logs `Recompiling function` with no failure line for a backend check, 2.5 to 2.9 a `- 0/0:`
+    with nothing after it (guards/ambient.py's records). GYM·8's other-backend run of this build, with its
+    BACKEND_MATCH line cut to each of those shapes, is `recompiles: no reason printed`: a recompile, whose
+    reveal claims no guard the log did not print."""
+    import dataclasses
+
+    drill = next(d for d in DRILLS if d.number == 8)
+    s = next(x for x in drill.scenarios if x.id == "other-backend")
+    build = BuildRecord.from_json(site_record)
+    result = gym.find_result(build, s)
+    assert gym.measure(s, result).outcome == "recompiles"
+    for cut in ("    - 0/0: ", ""):
+        output = re.sub(r"^\s*- \d+/\d+: BACKEND_MATCH.*$", cut, result.output, flags=re.M)
+        answer = gym.measure(s, dataclasses.replace(result, output=output))
+        assert (answer.verdict, answer.outcome) == ("recompiles", "recompiles: no reason printed"), cut
+        reveal = gym.reveal_text(drill, s, answer, build.torch) + gym.measured(answer)
+        assert "a check of the backend" not in reveal and "Recompiling function double" in reveal

@@ -471,6 +471,7 @@ MODULES, AMBIENT, TENSOR = (
     "guards.md#what-the-tensor-check-compares",
 )
 LIMIT, SIZES = "realcode.md#limit-warning", "dynamic.md#from-static-to-dynamic"
+BACKEND = "capture.md#the-backend"
 NEW_PREFIX = "V1202 09:14:07.221000 40213 torch/_dynamo/guards.py:3102] [3/1] [__recompiles] "
 RANK_PREFIX = "[rank1]:V1202 09:14:09.870000 40213 torch/_dynamo/guards.py:3102] [5/2] [__recompiles] "
 WARN_PREFIX = "W1202 09:16:02.118000 40213 torch/_dynamo/convert_frame.py:1994] [7/8] "
@@ -516,7 +517,21 @@ FOREIGN_NEW = [
         NEW_PREFIX + "    - 0/0: BACKEND_MATCH failure: torch.compile detected different backend callables. Cached "
         "backend: _TorchCompileWrapper(compiler='inductor', dynamic=None) (id=0x7f00aa11bb20). New backend: "
         "_TorchCompileWrapper(compiler='aot_eager', dynamic=None) (id=0x7f00aa11cc40).",
-        AMBIENT,
+        BACKEND,
+    ),
+    (NEW_PREFIX.replace("[3/1]", "[9/1]") + "Recompiling function decode_step in /home/ana/proj/serve.py:212", None),
+    (
+        NEW_PREFIX.replace("[3/1]", "[9/1]") + "    - 9/0: BACKEND_MATCH failure: torch.compile detected different "
+        "backend callables. Cached backend: _TorchCompileWrapper(compiler='cudagraphs', dynamic=True) "
+        "(id=0x7f31c0de9a10). New backend: _TorchCompileWrapper(compiler='inductor', dynamic=True) (id=0x7f31c0dea2b0). "
+        "If this is unexpected, wrap your backend in functools.partial (or reuse the same cached backend) to avoid "
+        "creating a new backend function each time.",
+        BACKEND,
+    ),
+    (
+        NEW_PREFIX
+        + "    - 2/0: ___check_current_backend(140233118820624)  # y = self.head(h)  # heads.py:41 in forward",
+        BACKEND,
     ),
     (NEW_PREFIX + "    - 0/0: ___check_foobar(L['x'], 77)", None),
     (WARN_PREFIX + "torch._dynamo hit config.recompile_limit (8)", LIMIT),
@@ -549,6 +564,12 @@ FOREIGN_OLD = [
     (OLD_PREFIX + "    - L['self'].layer_id == 5", LAYER),
     (OLD_PREFIX + "    - tensor 'L['batch']' size mismatch at index 0. expected 32, actual 17", SIZES),
     (OLD_PREFIX + "    - L['___stack0'] == 3.5", "breaks.md#resume-functions"),
+    (OLD_PREFIX + "Recompiling function predict in /srv/app/infer.py:12", None),
+    (
+        OLD_PREFIX + "    - (___skip_backend_check() or ___current_backend() == ___lookup_backend(140233118820624))"
+        "  # _dynamo/output_graph.py:385 in init_ambient_guards",
+        BACKEND,
+    ),
     (
         "[2024-05-14 10:22:00,001] torch._dynamo.convert_frame: [WARNING] torch._dynamo hit config.cache_size_limit (8)",
         LIMIT,

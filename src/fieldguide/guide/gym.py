@@ -7,7 +7,8 @@ those snippets like any page's; this module turns their results into the answer 
 
 A scenario's verdict is read from its log: the last call **reuses** an entry (no new graph),
 **recompiles** (a guard of an existing entry of the same code failed: the recompiles channel
-logged ``Recompiling function ...`` with the failed guard, or, where torch 2.2 to 2.4 log
+logged ``Recompiling function ...`` with the failed guard, or with no failure line that names one,
+as torch 2.4 to 2.9 do for a backend check, or, where torch 2.2 to 2.4 log
 nothing for a new module instance, the dumps show the earlier entry's identity guard on another
 object) or **compiles new code** (a function compiled for the first time: a frame with no earlier
 entry, or one whose earlier entry prints the very same guards, as after ``torch._dynamo.reset()``).
@@ -44,6 +45,8 @@ VERDICTS = {REUSES: "Reuses the entry", RECOMPILES: "Recompiles", NEW_CODE: "Com
 OUTCOMES = {
     "reuses": REUSES,
     "recompiles": RECOMPILES,  # `Recompiling function` with failed guards, logged for the last call
+    # `Recompiling function`, and no failure line with a text: 2.4 prints none for a backend check, 2.5-2.9 `- 0/0:`
+    "recompiles: no reason printed": RECOMPILES,
     "recompiles: identity guard, not logged": RECOMPILES,  # no line logged; the earlier entry's id guard differs
     "compiles new code: another function": NEW_CODE,  # a frame (name and first line) with no earlier entry
     "compiles new code: same guards": NEW_CODE,  # the earlier entry of the frame prints the same guards
@@ -53,6 +56,7 @@ _COMMON = ("torch", "before", "after", "new")
 SLOTS = {
     "reuses": _COMMON + ("frame", "focus"),
     "recompiles": _COMMON + ("function", "functions", "failures"),
+    "recompiles: no reason printed": _COMMON + ("function", "functions", "failures"),
     "recompiles: identity guard, not logged": _COMMON + ("frame",),
     "compiles new code: another function": _COMMON + ("frame", "line", "earlier_lines"),
     "compiles new code: same guards": _COMMON + ("frame", "guards"),
@@ -218,7 +222,7 @@ class Answer:
     @property
     def why(self) -> str:
         """The measured reason for the verdict: the failed guard, the guards the call passed, the new code."""
-        if self.outcome == "recompiles":
+        if self.outcome in ("recompiles", "recompiles: no reason printed"):
             return self.failing_guard
         if self.verdict == RECOMPILES:
             return "; ".join(f"{a} -> {b}" for a, b in self.differences)
@@ -297,6 +301,9 @@ def _unlogged(entries: tuple[Entry, ...]) -> tuple[str, str, tuple[tuple[str, st
     return kinds.pop(), "", tuple(diffs)
 
 
+_EMPTY_REASON = re.compile(r"^(?:\d+/\d+:)?\s*$")  # `- 0/0:` with nothing after it (its space stripped or not)
+
+
 def measure(scenario: Scenario, result: SnippetResult | None) -> Answer:
     if result is None:
         raise DrillError(f"scenario {scenario.id!r}: snippets/{scenario.snippet} has no measurement in this build")
@@ -323,16 +330,10 @@ def measure(scenario: Scenario, result: SnippetResult | None) -> Answer:
     entries = tuple(entries)
     common = dict(before=b, after=a, earlier=earlier, recompiles=recompiles, entries=entries)
     if a > b:
+        if recompiles and all(_EMPTY_REASON.match(f.reason) for f in failures):  # no failure line has a text
+            return Answer(RECOMPILES, failing_guard="", outcome="recompiles: no reason printed", **common)
         if failures:  # a guard of a cached entry failed, and the log says which
             return Answer(RECOMPILES, failing_guard=failures[0].reason, outcome="recompiles", **common)
-        if recompiles:
-            return Answer(
-                UNRECOGNISED,
-                failing_guard="",
-                outcome=UNRECOGNISED,
-                reason="a recompile logged without a failed guard",
-                **common,
-            )
         outcome, reason, diffs = _unlogged(entries)
         return Answer(OUTCOMES[outcome], failing_guard="", outcome=outcome, reason=reason, differences=diffs, **common)
     if recompiles:  # guards failed, yet no graph was added (a cache limit, for example)
@@ -453,8 +454,8 @@ def slots(answer: Answer, torch: str, scenario: Scenario) -> dict[str, str]:
     new = answer.new_entries
     if answer.outcome == "reuses":
         out |= {"frame": answer.frame, "focus": scenario.guard}
-    elif answer.outcome == "recompiles":
-        logged = [r for r in answer.recompiles if r.failures]
+    elif answer.outcome in ("recompiles", "recompiles: no reason printed"):
+        logged = [r for r in answer.recompiles if r.failures or answer.outcome != "recompiles"]
         out |= {
             "function": logged[0].function,
             "functions": ", ".join(dict.fromkeys(r.function for r in logged)),
@@ -617,8 +618,8 @@ def measured(answer: Answer, focus: str = "") -> str:
     written for the outcome comes first and refers to these."""
     rows: list[tuple[str, str]] = [("new graphs", str(answer.new_graphs))]
     out = []
-    if answer.outcome == "recompiles":
-        logged = [r for r in answer.recompiles if r.failures]
+    if answer.outcome in ("recompiles", "recompiles: no reason printed"):
+        logged = [r for r in answer.recompiles if r.failures or answer.outcome != "recompiles"]
         out.append(
             "<p><code>TORCH_LOGS=recompiles</code>, last call:</p>"
             + _pre(

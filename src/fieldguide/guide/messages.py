@@ -165,7 +165,7 @@ KINDS = [
     Kind("dtype", re.compile(r"dtype mismatch")),
     Kind("device", re.compile(r"device mismatch|DispatchKeySet mismatch|dispatch key set mismatch")),
     Kind("global-state", re.compile(r"GLOBAL_STATE|___check_global_state")),
-    Kind("backend", re.compile(r"BACKEND_MATCH|backend")),
+    Kind("backend", re.compile(r"BACKEND_MATCH|backend"), "capture.md#the-backend"),
     Kind("object-id", re.compile(r"___check_obj_id|ID_MATCH")),
     Kind("type-id", re.compile(r"___check_type_id|TYPE_MATCH")),
     Kind("size-range", re.compile(r"<= <expr>\.size\(\)|<expr>\.size\(\)\[<n>\] [<>]=?")),
@@ -275,7 +275,13 @@ CAUSES = [
         "guards.md#ambient-state",
         "global-state",
     ),
-    Cause("backend", r"BACKEND_MATCH|___check_current_backend", "guards.md#ambient-state", "backend"),
+    # 2.10 on: BACKEND_MATCH failure; 2.3: ___check_current_backend(id); 2.2: ___current_backend() == ___lookup_backend(id)
+    Cause(
+        "backend",
+        r"BACKEND_MATCH|___check_current_backend\(|___current_backend\(\)|___lookup_backend\(",
+        "capture.md#the-backend",
+        "backend",
+    ),
     Cause(
         "config",
         r"config saved when compiling|^Saved hash: |^Restoring saved config|^\* \w+=.*\(prev: ",

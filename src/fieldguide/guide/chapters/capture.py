@@ -8,9 +8,11 @@ outcome. The functions here build tables; they return no prose.
 from __future__ import annotations
 
 import re
+from collections import Counter
+from dataclasses import dataclass, field
 
 from ...run.record import SnippetResult
-from ..claims import Derived, Measured, fact, line_of, markers_for, run
+from ..claims import UNRECOGNISED, Derived, Measured, fact, line_of, markers_for, run
 from ..parse.recompiles import attribute_to_steps, parse_recompiles
 from .common import STEP_RE, code, plural, shorten, table
 
@@ -395,3 +397,281 @@ def shorthand_table(result: SnippetResult) -> str:
             ]
         )
     return table(["call", "unique_graphs", "what happened", "guard failures logged"], rows, "-r--")
+
+
+# -- the backend --------------------------------------------------------------------------------
+BACKENDS = run("capture/backends.py", "guards,recompiles")
+BACKEND_NAMES = ("eager", "aot_eager", "inductor")  # the order the snippet compiles them in
+_BACKEND_LINE = re.compile(r"^backend=(?P<name>\S+)\s*$")
+_RECOMPILE_HEAD = re.compile(r"^Recompiling function \S+ in ")
+_TRIGGERED = re.compile(r"^\s+triggered by the following guard failure\(s\):\s*$")
+_FAILURE_LINE = re.compile(r"^\s+- ")
+_LATENCY = re.compile(r"^Guard eval latency = [\d.]+ us\s*$")
+_TREE_LINE = re.compile(r"^(?:TREE_GUARD_MANAGER:|[| ]*\+- \S)")
+_SHAPE_FN_HEAD = "Python shape guard function:"
+_SHAPE_FN_LINE = re.compile(r"^(?:def ___make_guard_fn\(|\s+\S)")
+_FLAT_GUARD = re.compile(r"^[^\s#].*\S\s+# \S")  # torch 2.2-2.3: a predicate, then "# user code  # file:line"
+
+
+def normalize_guard_line(line: str) -> str:
+    """A guard line as compared across backends: object ids, addresses, line numbers, compile ids
+    and the padding that aligns the comments are what differ between two compiles of one function."""
+    line = re.sub(r"^\s*- (?:\d+/\d+:(?: |$))?", "", line)  # a recompile reason's dash and entry id
+    line = re.sub(r"0x[0-9a-fA-F]+", "<addr>", line)
+    line = re.sub(r"(?<![\w.])\d{6,}(?![\w.])", "<id>", line)  # an object id (id(), ___lookup_backend(...))
+    line = re.sub(r"(\.py):\d+", r"\1:<n>", line)
+    return " ".join(line.split())
+
+
+@dataclass
+class BackendRun:
+    """One backend's part of capture/backends.py's output: its guard dumps and recompile reasons.
+
+    A dump's lines are split into *checks* (a tree's guard leaves, a flat dump's predicates, a shape
+    guard function's `if not (...)` conditions) and the other lines it prints (the tree's
+    GuardManager nodes, the shape guard function's `def` lines and returns), which check nothing."""
+
+    name: str
+    start: int  # index in the output's lines of its `backend=` line
+    dumps: list[list[tuple[int, str]]] = field(default_factory=list)  # per entry: (line index, check)
+    other: list[tuple[int, str]] = field(default_factory=list)  # printed lines of the dumps that check nothing
+    shape_checks: list[tuple[int, str]] = field(default_factory=list)  # the shape guard functions' conditions
+    reasons: list[tuple[int, str]] = field(default_factory=list)  # failure lines after `triggered by ...`
+    recompiles: list[int] = field(default_factory=list)  # line indexes of `Recompiling function ...`
+    problems: list[str] = field(default_factory=list)  # lines or shapes the reader does not understand
+
+    def checks(self) -> list[Counter]:
+        return [_norm_set(d) for d in self.dumps] + [_norm_set(self.shape_checks)]
+
+    def reason_list(self) -> list[str]:
+        return [normalize_guard_line(t) for _, t in self.reasons]
+
+
+def _norm_set(lines: list[tuple[int, str]]) -> Counter:
+    return Counter(normalize_guard_line(t) for _, t in lines)
+
+
+def backend_runs(result: SnippetResult) -> list[BackendRun]:
+    """Split the run's output at its `backend=` lines and read each part: every line must be a guard
+    dump's (tree or flat format), a latency line, a recompile message or a shape guard function,
+    else it is listed in `problems` (the fact is then `unrecognised`)."""
+    lines = result.output.splitlines()
+    runs: list[BackendRun] = []
+    mode = ""  # "dump", "shape", "recompile" or "" (between blocks)
+    for i, line in enumerate(lines):
+        b = _BACKEND_LINE.match(line)
+        if b:
+            runs.append(BackendRun(b.group("name"), i))
+            mode = ""
+            continue
+        if not runs:
+            if line.strip():
+                return [BackendRun("", i, problems=[f"a line before the first backend= line: {line.strip()!r}"])]
+            continue
+        cur = runs[-1]
+        if line.strip() == "GUARDS:":
+            cur.dumps.append([])
+            mode = "dump"
+        elif _LATENCY.match(line):
+            mode = ""
+        elif _RECOMPILE_HEAD.match(line):
+            cur.recompiles.append(i)
+            mode = "recompile"
+        elif mode == "recompile" and _TRIGGERED.match(line):
+            pass
+        elif mode == "recompile" and _FAILURE_LINE.match(line):
+            cur.reasons.append((i, line.strip()))
+        elif line.strip() == _SHAPE_FN_HEAD:
+            mode = "shape"
+        elif mode == "shape" and _SHAPE_FN_LINE.match(line):
+            (cur.shape_checks if line.strip().startswith("if not (") else cur.other).append((i, line.strip()))
+        elif not line.strip():
+            pass
+        elif mode == "dump" and _TREE_LINE.match(line):
+            leaf = re.match(r"^[| ]*\+- (?P<kind>\w+): ", line)
+            if leaf and leaf.group("kind") not in ("GuardManager", "RootGuardManager", "DictGuardManager"):
+                cur.dumps[-1].append((i, line.strip()))
+            else:
+                cur.other.append((i, line.strip()))
+        elif mode == "dump" and _FLAT_GUARD.match(line):
+            cur.dumps[-1].append((i, line.strip()))
+        else:
+            cur.problems.append(
+                f"backend={cur.name}: a line not read as a guard or a recompile: {shorten(line.strip(), 80)!r}"
+            )
+    return runs
+
+
+def _backend_problems(runs: list[BackendRun]) -> list[str]:
+    found = [p for r in runs for p in r.problems]
+    names = tuple(r.name for r in runs)
+    if names != BACKEND_NAMES:
+        found.append(f"backends printed: {', '.join(names) or 'none'}")
+    for r in runs:
+        if not r.dumps or any(not d for d in r.dumps):
+            found.append(f"backend={r.name}: {len(r.dumps)} guard dumps, some without a guard line read")
+        if len(r.recompiles) > len(r.reasons):
+            found.append(f"backend={r.name}: a recompile logged without a failure line")
+    return found
+
+
+def _only(a: list[tuple[int, str]], b: list[tuple[int, str]]) -> tuple[list, list]:
+    na, nb = _norm_set(a), _norm_set(b)
+    return (
+        [(j, t) for j, t in a if normalize_guard_line(t) in na - nb],
+        [(j, t) for j, t in b if normalize_guard_line(t) in nb - na],
+    )
+
+
+def guard_differences(result: SnippetResult) -> list[dict]:
+    """Per backend after the first: the printed guard lines found under one backend and not under
+    the first, once ids, addresses and line numbers are set aside; `check` says whether they are
+    checks (guards) or lines that check nothing."""
+    runs = backend_runs(result)
+    base, out = runs[0], []
+    for other in runs[1:]:
+        parts = [
+            (f"entry {i + 1}", True, base.dumps[i] if i < len(base.dumps) else [], d) for i, d in enumerate(other.dumps)
+        ]
+        parts += [(f"entry {i + 1}", True, d, []) for i, d in enumerate(base.dumps) if i >= len(other.dumps)]
+        parts += [
+            ("shape guard function", True, base.shape_checks, other.shape_checks),
+            ("lines that check nothing", False, base.other, other.other),
+        ]
+        for where, is_check, a, b in parts:
+            only_a, only_b = _only(a, b)
+            if only_a or only_b:
+                out.append(
+                    {
+                        "where": where,
+                        "check": is_check,
+                        "base": base.name,
+                        "other": other.name,
+                        "only_base": only_a,
+                        "only_other": only_b,
+                    }
+                )
+    return out
+
+
+def _ev_at(result: SnippetResult, index: int):
+    """Evidence for the output's line `index` itself (its occurrence among identical lines counted)."""
+    lines = result.output.splitlines()
+    return line_of(result, lines[index].strip(), index)
+
+
+_BACKEND_OUTCOMES = (
+    "the same guards and reasons",
+    "the same checks, other printed lines differ",
+    "guards differ",
+    "reasons differ",
+    "guards and reasons differ",
+)
+
+
+def _show_backends(v: object) -> str:
+    return v if isinstance(v, str) else "; ".join(f"{k}: {x}" for k, x in v.items())
+
+
+@fact(
+    "capture: guards and recompile reasons across backends",
+    BACKENDS,
+    show=_show_backends,
+    outcomes=_BACKEND_OUTCOMES,
+)
+def backends_compared(result: SnippetResult) -> Measured:
+    """eager, aot_eager and inductor compared on one function called with 4 rows, then 6: the guard
+    dumps of each entry (ids, addresses, line numbers, latencies and compile ids set aside) and the
+    recompile reasons logged. Any line the reader does not place makes it `unrecognised`."""
+    runs = backend_runs(result)
+    heads = tuple(_ev_at(result, r.start) for r in runs)
+    wrong = _backend_problems(runs)
+    if wrong:
+        return Measured("; ".join(wrong), heads, UNRECOGNISED)
+    base = runs[0]
+    guards_differ = [r.name for r in runs[1:] if r.checks() != base.checks()]
+    printed_differ = [r.name for r in runs[1:] if _norm_set(r.other) != _norm_set(base.other)]
+    reasons_differ = [r.name for r in runs[1:] if r.reason_list() != base.reason_list()]
+    reason_ev = tuple(_ev_at(result, j) for r in runs for j, _ in r.reasons)
+    diffs = guard_differences(result)
+    diff_ev = tuple(_ev_at(result, j) for d in diffs for j, _ in d["only_base"] + d["only_other"])
+    evidence = heads + reason_ev + diff_ev
+    value = {
+        "guards": "same" if not guards_differ else "differ under " + ", ".join(guards_differ),
+        "lines that check nothing": "same" if not printed_differ else "differ under " + ", ".join(printed_differ),
+        "reasons": "same" if not reasons_differ else "differ under " + ", ".join(reasons_differ),
+    }
+    reasons = list(dict.fromkeys(base.reason_list()))
+    slots = {
+        "dumps": _word(len(base.dumps), "guard dump"),
+        "recompiles": _word(len(base.recompiles), "recompile"),
+        "reasons": _codes(reasons, 90, "; ") if reasons else Derived([], "none"),
+        "guards_differ": Derived(guards_differ, ", ".join(code(n) for n in guards_differ) or "none"),
+        "printed_differ": Derived(printed_differ, ", ".join(code(n) for n in printed_differ) or "none"),
+        "reasons_differ": Derived(reasons_differ, ", ".join(code(n) for n in reasons_differ) or "none"),
+        "lines": _word(sum(len(d["only_base"]) + len(d["only_other"]) for d in diffs), "line"),
+    }
+    if not guards_differ and not reasons_differ:
+        outcome = "the same guards and reasons" if not printed_differ else "the same checks, other printed lines differ"
+    elif guards_differ and reasons_differ:
+        outcome = "guards and reasons differ"
+    else:
+        outcome = "guards differ" if guards_differ else "reasons differ"
+    return Measured(value, evidence, outcome, slots)
+
+
+def backends_table(result: SnippetResult) -> str:
+    """Per backend: its guard dumps (guard lines per entry) and its recompile reasons, with markers."""
+    runs = backend_runs(result)
+    if _backend_problems(runs):
+        return ""
+    rows = []
+    for r in runs:
+        reasons = "<br>".join(code(shorten(t, 90)) + markers_for([_ev_at(result, j)]) for j, t in r.reasons) or "—"
+        rows.append(
+            [
+                code(r.name) + markers_for([_ev_at(result, r.start)]),
+                ", ".join(str(len(d)) for d in r.dumps),
+                reasons,
+            ]
+        )
+    return table(["backend", "checks per entry", "recompile reasons logged"], rows, "-r-")
+
+
+def _around_difference(line: str, partner: str | None, width: int = 110) -> str:
+    """The line, or where it is long the part of it from a little before where it departs from the
+    line it pairs with under the other backend (so a difference in a long line stays visible)."""
+    if len(line) <= width or partner is None:
+        return shorten(line, width)
+    start = next(
+        (i for i, (x, y) in enumerate(zip(line, partner, strict=False)) if x != y), min(len(line), len(partner))
+    )
+    start = max(0, start - 30)
+    piece = line[start : start + width - 2]
+    return ("…" if start else "") + piece + ("…" if start + len(piece) < len(line) else "")
+
+
+def backend_differences_table(result: SnippetResult) -> str:
+    """Where the dumps differ: the lines printed under one backend and not under the other, per part.
+    A long line is shown from a little before where it departs from its counterpart."""
+    rows = []
+    for d in guard_differences(result):
+        pairs = len(d["only_base"]) == len(d["only_other"])
+        for side, name, partners in (
+            ("only_base", d["base"], d["only_other"]),
+            ("only_other", d["other"], d["only_base"]),
+        ):
+            for k, (j, t) in enumerate(d[side]):
+                partner = partners[k][1] if pairs else None
+                rows.append(
+                    [
+                        f"{code(d['base'])} / {code(d['other'])}",
+                        d["where"],
+                        "check" if d["check"] else "no check",
+                        code(name),
+                        code(_around_difference(t, partner)) + markers_for([_ev_at(result, j)]),
+                    ]
+                )
+    if not rows:
+        return ""
+    return table(["backends", "where", "kind", "printed only under", "line (as printed)"], rows)
