@@ -20,7 +20,7 @@ from fieldguide.site import tlparse
 
 DRILLS = gym.load_drills(ROOT / "snippets")
 MAX_SHARE = 0.6  # no answer may be right for more than this share of a drill's scenarios
-LESSONS = {"capture.md": 1, "breaks.md": 2, "guards.md": 3, "dynamic.md": 4, "realcode.md": 5}
+LESSONS = {"capture.md": 1, "breaks.md": 2, "guards.md": 3, "dynamic.md": 4, "realcode.md": 5, "nextprocess.md": 6}
 
 
 def release_records() -> list[BuildRecord]:
@@ -352,13 +352,14 @@ def test_pages_show_this_builds_words(built_site, live):
             "What a guard checks",
             "Dynamic shapes and the cache limits",
             "Recompiles in real code",
+            "The next process",
         ],
         1,
     ):
         assert f"{n}. {title}" in nav
     guards = (built_site / "guards" / "index.html").read_text()
     assert "lesson four" not in guards.lower() and 'href="../capture/#the-shorthand"' in guards
-    for chapter in ("capture", "breaks", "realcode"):
+    for chapter in ("capture", "breaks", "realcode", "nextprocess"):
         assert (built_site / "notebooks" / chapter / "index.html").exists()
         assert (built_site / "downloads" / f"{chapter}-snippets.zip").exists()
 
@@ -401,17 +402,34 @@ def _sentences(live):
             f"With the per-layer number in a buffer, the same 12 blocks made {lb} graph",
         ]
 
-    return {"capture.md": capture_page, "breaks.md": breaks_page, "realcode.md": realcode_page}
+    def nextprocess_page(b):
+        from fieldguide.guide.chapters import nextprocess
+
+        found = nextprocess.processes(b.find("nextprocess/restart.py"))
+        first, second = found[nextprocess.FIRST], found[nextprocess.SECOND]
+        graphs = lambda n: f"{n} graph{'s' * (n != 1)}"  # noqa: E731
+        if second.graphs == 1:
+            said = f"The second process, run with the same `TORCH_COMPILE_JOB_ID`, captured {graphs(second.graphs)} where the first"
+        else:
+            said = f"The second process captured {graphs(second.graphs)}, as the first did ({graphs(first.graphs)})"
+        return [said]
+
+    return {
+        "capture.md": capture_page,
+        "breaks.md": breaks_page,
+        "realcode.md": realcode_page,
+        "nextprocess.md": nextprocess_page,
+    }
 
 
-@pytest.mark.parametrize("page", ["capture.md", "breaks.md", "realcode.md"])
+@pytest.mark.parametrize("page", ["capture.md", "breaks.md", "realcode.md", "nextprocess.md"])
 def test_each_lesson_page_prints_its_measurements_as_claims_with_evidence(live, page):
     """What the page's code prints (not its source listing): the measured sentences, each followed by its
     evidence markers, every evidence line in an output the page displays, and the other releases' values."""
     from fieldguide.guide.claims import problems
     from fieldguide.guide.explain import render_page
 
-    minimum = {"capture.md": 10, "breaks.md": 7, "realcode.md": 14}[page]
+    minimum = {"capture.md": 10, "breaks.md": 7, "realcode.md": 14, "nextprocess.md": 6}[page]
     for build in _claim_builds(live):
         rendered = render_page((ROOT / "docs" / page).read_text(), build)
         assert len(rendered.claims) >= minimum, (page, build.torch, len(rendered.claims))
@@ -502,7 +520,7 @@ def test_tlparse_report_opens_offline_in_a_browser(browser, built_site):
     assert outside == [] and errors == [], (outside, errors)
 
 
-@pytest.mark.parametrize("lesson", ["capture", "breaks", "realcode", "dynamic"])
+@pytest.mark.parametrize("lesson", ["capture", "breaks", "realcode", "dynamic", "nextprocess"])
 def test_lesson_pages_have_no_serious_accessibility_violations(browser, built_site, lesson):
     from axe_playwright_python.sync_playwright import Axe
 
@@ -518,6 +536,6 @@ def test_lesson_pages_have_no_serious_accessibility_violations(browser, built_si
 
 def test_links_printed_by_lesson_code_are_site_urls(built_site):
     """Markdown printed by page code skips MkDocs' link rewriting: no .md link may reach the HTML."""
-    for lesson in ("capture", "breaks", "realcode", "gym"):
+    for lesson in ("capture", "breaks", "realcode", "nextprocess", "gym"):
         html = (built_site / lesson / "index.html").read_text()
         assert not re.search(r'href="[^"#]*\.md(?:#[^"]*)?"', html), lesson

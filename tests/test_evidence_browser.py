@@ -48,12 +48,12 @@ def highlighted_pixels(page, png: bytes) -> int:
     )
 
 
-@pytest.mark.parametrize("path", ["capture", "breaks", "guards", "dynamic", "realcode"])
+@pytest.mark.parametrize("path", ["capture", "breaks", "guards", "dynamic", "realcode", "nextprocess"])
 def test_every_marker_finds_its_line(browser, built_site, path):
     with serve(built_site) as base:
         page, errors = open_page(browser, base, path)
         markers = page.locator(".fg-ev a")
-        assert markers.count() > 20
+        assert markers.count() > (6 if path == "nextprocess" else 20)  # lesson 6 has few claims, each on its lines
         assert page.locator(".fg-ev a.fg-ev-missing").count() == 0
         assert markers.first.inner_text() == "[1]"
         assert errors == []
