@@ -306,7 +306,7 @@ def test_the_page_explains_every_kind_the_index_shows_and_no_other(indexes):
     shown = {m.kind.id for m in index.messages}
     named = {c.kind for c in messages.CAUSES}
     assert set(index.texts) == shown | named and set(payload["kinds"]) == shown | named
-    assert named - shown == {"stance", "nn-module"}  # no example logs these: they have a text and no table
+    assert named - shown == {"stance", "nn-module", "next-process"}  # no example logs these: text, no table
     assert all(
         messages._site_links(" ".join(index.texts[k].text.split()), "messages/") == payload["kinds"][k]["text"]
         for k in shown
@@ -472,6 +472,7 @@ MODULES, AMBIENT, TENSOR = (
 )
 LIMIT, SIZES = "realcode.md#limit-warning", "dynamic.md#from-static-to-dynamic"
 BACKEND = "capture.md#the-backend"
+NEXT = "nextprocess.md#what-a-second-process-compiles"
 NEW_PREFIX = "V1202 09:14:07.221000 40213 torch/_dynamo/guards.py:3102] [3/1] [__recompiles] "
 RANK_PREFIX = "[rank1]:V1202 09:14:09.870000 40213 torch/_dynamo/guards.py:3102] [5/2] [__recompiles] "
 WARN_PREFIX = "W1202 09:16:02.118000 40213 torch/_dynamo/convert_frame.py:1994] [7/8] "
@@ -552,6 +553,15 @@ FOREIGN_NEW = [
         "'tests/test_encoder.py', function name: 'encode', line number: 27",
         "realcode.md#fail-on-recompile",
     ),
+    # what a restarted job keeps: the caches' counters as a metrics dump prints them, the profile's log lines
+    ("inductor: {'fxgraph_cache_miss': 14, 'fxgraph_cache_hit': 3, 'fxgraph_lookup_write_file': 3}", NEXT),
+    ("aot_autograd: {'autograd_cache_bypass': 2, 'autograd_cache_saved': 12}", NEXT),
+    (
+        "I1202 09:20:11.004000 40213 torch/_dynamo/pgo.py:1040] [0/0] put_code_state: wrote local "
+        "/tmp/torchinductor_ana/dynamo/code_state_pretrain_None_.pkl, 3 entries",
+        NEXT,
+    ),
+    ("I1202 09:21:40.551000 51877 torch/_dynamo/pgo.py:976] put_code_state: no cache key, skipping", NEXT),
 ]
 OLD_PREFIX = "[2024-05-14 10:21:07,118] torch._dynamo.guards.__recompiles: [DEBUG] "
 FOREIGN_OLD = [

@@ -150,6 +150,13 @@ class Kind:
         return kind_texts()[self.id].plain
 
 
+# What outlives a process: the caches' counters (lesson 6's runs print them), the automatic-dynamic profile's
+# log lines (torch's pgo module) and the artifact calls. No example logs these as a log line.
+_NEXT_PROCESS = (
+    r"\b(?:fxgraph|autograd)_cache_(?:hit|miss|bypass|saved)\b|\b(?:get|put)_code_state\b"
+    r"|TORCH_COMPILE_JOB_ID|\b(?:save|load)_cache_artifacts\b"
+)
+
 KINDS = [
     Kind(
         "header", re.compile(r"^Recompiling function |^triggered by the following guard failure|^guard <n> failures:$")
@@ -178,6 +185,7 @@ KINDS = [
     # no example logs these two: they are here for the causes below (a pasted line), not for the index
     Kind("stance", re.compile(r"Detected recompile when torch\.compile stance is"), "realcode.md#fail-on-recompile"),
     Kind("nn-module", re.compile(r"__nn_module_guard_\d+"), "guards.md#modules-identity-or-type"),
+    Kind("next-process", re.compile(_NEXT_PROCESS), "nextprocess.md#what-a-second-process-compiles"),
 ]
 OTHER = Kind("other", re.compile(""))
 
@@ -243,6 +251,7 @@ CAUSES = [
     ),
     Cause("training", r"\.training\b|\[['\"]training['\"]\]", "realcode.md#train-and-eval", "value"),
     Cause("nn-module", r"__nn_module_guard_\d+", "guards.md#modules-identity-or-type", "nn-module"),
+    Cause("next-process", _NEXT_PROCESS, "nextprocess.md#what-a-second-process-compiles", "next-process"),
     Cause("code-object", r"___check_obj_id\([^,]*\.__code__\b", "guards.md#what-guards-do-not-cover", "object-id"),
     Cause(
         "per-layer-objects",
