@@ -439,6 +439,9 @@ class BackendRun:
     reasons: list[tuple[int, str]] = field(default_factory=list)  # failure lines after `triggered by ...`
     recompiles: list[int] = field(default_factory=list)  # line indexes of `Recompiling function ...`
     problems: list[str] = field(default_factory=list)  # lines or shapes the reader does not understand
+    # lines printed between the blocks, outside any dump or recompile log (2.8's inductor logs a warning that
+    # no CUDA runtime was found): not guards nor reasons, so not compared
+    elsewhere: list[tuple[int, str]] = field(default_factory=list)
 
     def checks(self) -> list[Counter]:
         return [_norm_set(d) for d in self.dumps] + [_norm_set(self.shape_checks)]
@@ -495,6 +498,8 @@ def backend_runs(result: SnippetResult) -> list[BackendRun]:
                 cur.other.append((i, line.strip()))
         elif mode == "dump" and _FLAT_GUARD.match(line):
             cur.dumps[-1].append((i, line.strip()))
+        elif mode == "" and not _FLAT_GUARD.match(line) and not _TREE_LINE.match(line):
+            cur.elsewhere.append((i, line.strip()))
         else:
             cur.problems.append(
                 f"backend={cur.name}: a line not read as a guard or a recompile: {shorten(line.strip(), 80)!r}"
