@@ -38,7 +38,7 @@ def test_a_new_chapter_is_one_registration_plus_its_files(tmp_path, built_site, 
     (site / "docs" / "scratchpad.md").write_text(LESSON_PAGE)
     (site / "snippets" / "scratchpad").mkdir()
     (site / "snippets" / "scratchpad" / "hello.py").write_text(
-        "def greet():\n    return 'hello from lesson six'\n\n\nprint(greet().upper())\n"
+        "def greet():\n    return 'hello from lesson seven'\n\n\nprint(greet().upper())\n"
     )
     cache = copy_of_site_cache(site_cache, tmp_path / "cache")
     proc = mkdocs_build(site, tmp_path / "out", {"FIELDGUIDE_CACHE_DIR": str(cache), **FRESH})
@@ -46,14 +46,14 @@ def test_a_new_chapter_is_one_registration_plus_its_files(tmp_path, built_site, 
     assert "executed 1, reused" in proc.stderr  # only the new snippet ran
     out = tmp_path / "out"
     page = (out / "scratchpad" / "index.html").read_text()
-    assert output_block(page, "python snippets/scratchpad/hello.py") == ["HELLO FROM LESSON SIX"]
-    # the nav: numbered after the five lessons, as a page and as a notebook (titled by its heading)
+    assert output_block(page, "python snippets/scratchpad/hello.py") == ["HELLO FROM LESSON SEVEN"]
+    # the nav: numbered after the six lessons, as a page and as a notebook (titled by its heading)
     home = (out / "index.html").read_text()
     chapter_links = re.findall(
-        r'href="([^"]+)"[^>]*>\s*(?:<span[^>]*>)?\s*(?:6\.|Lesson 6:|Notebook 6:) A throwaway lesson', home
+        r'href="([^"]+)"[^>]*>\s*(?:<span[^>]*>)?\s*(?:7\.|Lesson 7:|Notebook 7:) A throwaway lesson', home
     )
     assert "scratchpad/" in chapter_links and "notebooks/scratchpad/" in chapter_links
-    assert home.index('href="realcode/"') < home.index('href="scratchpad/"')
+    assert home.index('href="nextprocess/"') < home.index('href="scratchpad/"')
     # its notebook, generated from its snippets, and its downloads
     notebook = (out / "notebooks" / "scratchpad" / "index.html").read_text()
     assert "greet" in notebook and "fresh_start" in notebook

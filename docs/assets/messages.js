@@ -6,6 +6,8 @@
   // "[rank0]:" a distributed run puts first. Group 1 is the artifact (guards, recompiles, ...) or the logger's name.
   var PREFIX_NEW = /^(?:\[rank\d+\]:)?[VIWEDCF]\d{4} \d{2}:\d{2}:\d{2}\.\d+\s+\d+\s+[^\]\s]+:\d+\]\s?(?:\[[^\]]*\d[^\]]*\]\s?)?(?:\[__(\w+)\]\s?)?/;
   var PREFIX_OLD = /^(?:\[rank\d+\]:)?\[\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}[,.]\d+\]\s(?:\[[^\]]*\]\s)?([\w.]+):\s\[[A-Z]+\]\s?/;
+  var LIMIT_HIT = /hit config\.\w*limit/;
+  var LIMIT_CONTINUED = /^\s+(?:function: |last reason: )|^To (?:log|diagnose) /;
   var PY_WARNING = /^\S.*:\d+: \w*Warning: /;
   var TRACE = /^(?:User stack trace:|File ".*", line \d+)/;
   var FRAME = /^(\s*)File ".*", line \d+/;
@@ -198,6 +200,7 @@
       // torch >= 2.3 prefixes every line of a record; 2.2 may leave a record's later lines bare
       var newPrefix = parsed.some(function (l) { return l.prefixed === "new"; });
       var total = 0, matched = 0, dumped = 0, inTrace = false, inDump = false, frameIndent = -1, lastGuards = false;
+      var inLimit = false;
       var groups = [], byKey = {};
       var n = 0;
       function add(key, line, attrs, box) {
@@ -218,7 +221,10 @@
         // A guard dump: with logger prefixes, the lines of the guards channel (an unprefixed line after
         // them is your program's output); without prefixes, from a dump header on, the lines shaped like one.
         var dump = anyPrefix ? pl.guards : (DUMP_HEAD.test(text) || (inDump && (DUMP_TREE.test(line) || DUMP_LINE.test(line))));
-        var output = anyPrefix && !pl.prefixed && !pl.warning && (newPrefix || lastGuards);  // a dump's lines all carry it
+        // torch prints a limit warning as one record: its function:, last reason: and hint lines may follow bare
+        var limitLine = !pl.prefixed && inLimit && LIMIT_CONTINUED.test(line);
+        inLimit = pl.prefixed ? LIMIT_HIT.test(text) : limitLine;
+        var output = anyPrefix && !pl.prefixed && !pl.warning && !limitLine && (newPrefix || lastGuards);  // a dump's lines all carry it
         if (output && /^\S*Error: /.test(text)) {  // an error torch raised (the fail_on_recompile one) is no print
           var error = explainText(text);
           output = !(error && error.kind === "stance");

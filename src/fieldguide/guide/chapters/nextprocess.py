@@ -142,13 +142,13 @@ def artifacts(result: SnippetResult) -> Measured:
 
 
 def process_table(result: SnippetResult) -> str:
-    """One row per process: graphs dynamo captured, and each cache's hits and misses."""
-    found = processes(result)
-    names = sorted({k for p in found.values() for k in p.counters})
-    rows = []
-    for p in found.values():
-        if p.graphs is None:
-            rows.append([p.label.rstrip(":"), "failed"] + ["" for _ in names])
-        else:
-            rows.append([p.label.rstrip(":"), str(p.graphs)] + [str(p.count(k)) for k in names])
-    return table(["process", "graphs captured"] + [code(k) for k in names], rows)
+    """One column per process, one row per count: the graphs dynamo captured, then each cache counter that
+    moved in any process (a process that failed shows it in every row)."""
+    found = list(processes(result).values())
+    names = sorted({k for p in found for k in p.counters})
+    short = {FIRST: "first", SECOND: "second", THIRD: "third"}
+    header = ["printed"] + [short.get(p.label, p.label.rstrip(":")) for p in found]
+    rows = [["graphs compiled"] + [str(p.graphs) if p.graphs is not None else "failed" for p in found]]
+    for k in names:
+        rows.append([code(k)] + [str(p.count(k)) if p.graphs is not None else "failed" for p in found])
+    return table(header, rows, "-" + "r" * len(found))
