@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import json
 import re
 import shutil
 import subprocess
@@ -46,25 +47,63 @@ def _releases() -> tuple[str, list[str]]:
 DEFAULT_TORCH, RELEASES = _releases()
 
 
+# A release as the package registry names it: 2.12.0, 2.16.0rc1, 2.16.0.dev20261201, 2.13.0+cpu
+_RELEASE = re.compile(r"(\d+)\.(\d+)\.(\d+)(?:(?:a|b|rc)\d+)?(?:\.post\d+)?(?:\.dev\d+)?(?:\+[A-Za-z0-9.]+)?")
+INSTALLED = "installed"
+
+
 def _parse_version(text: str) -> tuple[int, ...]:
-    if not re.fullmatch(r"\d+\.\d+\.\d+", text):
-        raise ValueError(f"--torch {text!r} is not a release number like {DEFAULT_TORCH}")
-    return tuple(int(p) for p in text.split("."))
+    m = _RELEASE.fullmatch(text)
+    if not m:
+        raise ValueError(
+            f"--torch {text!r} is not a release number like {DEFAULT_TORCH}, a torch wheel (PATH.whl) "
+            f"or `{INSTALLED}` (the torch of an existing environment)"
+        )
+    return tuple(int(p) for p in m.groups())
 
 
-def check_torch_version(session: nox.Session, version: str) -> None:
-    """Fail with a clear message, before anything is built, on a malformed or unlisted release."""
+def _check_supported(session: nox.Session, version: str, where: str = "") -> None:
     try:
         parsed = _parse_version(version)
     except ValueError as exc:
         session.error(str(exc))
     if parsed[:2] < OLDEST_SUPPORTED:
-        session.error(f"torch {version} is older than the oldest release this guide supports (2.2)")
-    if version not in RELEASES:
-        session.error(
-            f"torch {version} is not one of the releases this guide measures ({', '.join(RELEASES)}); "
-            f"to add it, list it in {RELEASES_FILE.relative_to(ROOT)} and run `nox -s matrix -- {version}`"
+        session.error(f"torch {version}{where} is older than the oldest release this guide supports (2.2)")
+
+
+def _registry_versions(session: nox.Session) -> list[str] | None:
+    """The torch versions the package registry offers (`pip index versions torch`), or None when
+    it cannot be asked (then the install itself says whether the release exists)."""
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-m", "pip", "index", "versions", "torch"], capture_output=True, text=True, timeout=120
         )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    m = re.search(r"^Available versions: (.*)$", proc.stdout, re.M)
+    return [v.strip() for v in m.group(1).split(",")] if proc.returncode == 0 and m else None
+
+
+def check_torch_version(session: nox.Session, version: str) -> None:
+    """Fail with a clear message, before anything is built, on a malformed, unsupported or unavailable
+    release. A release records/releases.toml does not list is built all the same (live, from its own
+    runs), after a note that no committed record of it exists."""
+    _check_supported(session, version)
+    if version in RELEASES:
+        return
+    offered = _registry_versions(session)
+    if offered is not None and version not in offered:
+        near = [v for v in offered if v.split("+")[0].rsplit(".", 1)[0] == version.rsplit(".", 1)[0]]
+        session.error(
+            f"torch {version} is not on the package registry (`pip index versions torch`"
+            + (f"; of {version.rsplit('.', 1)[0]}, it offers {', '.join(near)}" if near else "")
+            + ")"
+        )
+    session.log(
+        f"torch {version} is not one of the releases this guide records ({', '.join(RELEASES)}): the site is "
+        "built from its own runs, and the explanations whose outcome no text covers are listed at the end of "
+        f"the build and on its build report (to record it: `nox -s matrix -- {version}`)"
+    )
 
 
 def _numpy_spec(version: str) -> str:
@@ -72,29 +111,147 @@ def _numpy_spec(version: str) -> str:
     return "numpy<2" if _parse_version(version)[:2] < (2, 4) else "numpy"
 
 
-def torch_python(
-    session: nox.Session, version: str, *, extras: str = "[test]", env: dict | None = None, use_uv: bool = False
-) -> str:
-    """The interpreter of the environment for one torch release, made (or refreshed) on demand."""
-    check_torch_version(session, version)
-    venv = venv_dir(version)
-    python = venv / "bin" / "python"
-    stamp = venv / "fieldguide.stamp"
-    want = hashlib.sha256((ROOT / "pyproject.toml").read_bytes() + version.encode() + extras.encode()).hexdigest()
-    if stamp.exists() and stamp.read_text() == want and python.exists():
-        return str(python)
-    if not python.exists():
-        session.log(f"creating the environment for torch {version} in {venv.relative_to(ROOT)}")
-        session.run(sys.executable, "-m", "venv", str(venv), external=True)
-    wanted = [f"torch=={version}", _numpy_spec(version), "-e", f"{ROOT}{extras}"]
+def _install(session, python: Path, wanted: list[str], env: dict | None, use_uv: bool) -> None:
     if use_uv:  # one shared download cache, environments hard-linked from it: minutes and little disk a release
         session.run("uv", "pip", "install", "-q", "--python", str(python), *wanted, external=True, env=env)
     else:
         session.run(
             str(python), "-m", "pip", "install", "--disable-pip-version-check", "-q", *wanted, external=True, env=env
         )
+
+
+def _environment(
+    session,
+    venv: Path,
+    want: str,
+    wanted: list[str],
+    *,
+    base: str = sys.executable,
+    env=None,
+    use_uv=False,
+    overlay: list[str] | None = None,
+) -> str:
+    """The interpreter of `venv`, made (or refreshed) when its stamp is not `want`. An environment this
+    call created and could not finish is removed again (no half-made environment is reused)."""
+    python = venv / "bin" / "python"
+    stamp = venv / "fieldguide.stamp"
+    if stamp.exists() and stamp.read_text() == want and python.exists():
+        return str(python)
+    made = not python.exists()
+    if made:
+        session.log(f"creating the environment {venv.relative_to(ROOT)}")
+        session.run(base, "-m", "venv", str(venv), external=True)
+    try:
+        if overlay is not None:  # another environment's packages (its torch), after this one's own
+            site = subprocess.run(
+                [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout.strip()
+            lines = "".join(f"import site; site.addsitedir({p!r})\n" for p in overlay)
+            Path(site, "fieldguide-torch-from.pth").write_text(lines, encoding="utf-8")
+        _install(session, python, wanted, env, use_uv)
+    except BaseException:
+        if made:
+            shutil.rmtree(venv, ignore_errors=True)
+        raise
     stamp.write_text(want)
     return str(python)
+
+
+def _project_hash(*parts: str) -> str:
+    return hashlib.sha256((ROOT / "pyproject.toml").read_bytes() + "".join(parts).encode()).hexdigest()
+
+
+def torch_python(
+    session: nox.Session, version: str, *, extras: str = "[test]", env: dict | None = None, use_uv: bool = False
+) -> str:
+    """The interpreter of the environment for one torch release, made (or refreshed) on demand."""
+    check_torch_version(session, version)
+    wanted = [f"torch=={version}", _numpy_spec(version), "-e", f"{ROOT}{extras}"]
+    return _environment(session, venv_dir(version), _project_hash(version, extras), wanted, env=env, use_uv=use_uv)
+
+
+_WHEEL = re.compile(r"torch-(?P<version>[^-]+)-[^-]+-[^-]+-[^-]+\.whl")
+
+
+def wheel_python(session: nox.Session, wheel: str) -> str:
+    """An environment with a local torch wheel installed (`--torch PATH.whl`), one per wheel's content."""
+    path = Path(wheel).expanduser().resolve()
+    if not path.is_file():
+        session.error(f"--torch {wheel}: no such file")
+    m = _WHEEL.fullmatch(path.name)
+    if not m:
+        session.error(f"--torch {wheel}: not a torch wheel (expected a file named torch-VERSION-...-PLATFORM.whl)")
+    version = m["version"].replace("_", "-")
+    _check_supported(session, version, f" ({path.name})")
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    venv = ROOT / ".nox" / f"torch-wheel-{digest[:12]}"
+    wanted = [str(path), _numpy_spec(version), "-e", f"{ROOT}[test]"]
+    session.log(f"torch {version} from the wheel {path}")
+    return _environment(session, venv, _project_hash(digest, "[test]"), wanted)
+
+
+_PROBE = """
+import json, site, sys, sysconfig
+from importlib import metadata
+try:
+    version = metadata.version("torch")
+except metadata.PackageNotFoundError:
+    version = None
+paths = list(dict.fromkeys([sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"], *site.getsitepackages()]))
+if site.ENABLE_USER_SITE:
+    paths.append(site.getusersitepackages())
+print(json.dumps({"torch": version, "python": list(sys.version_info[:3]), "paths": paths,
+                  "numpy": next((d.version for d in metadata.distributions(name="numpy")), None)}))
+"""
+
+
+def installed_python(session: nox.Session, python: str | None) -> str:
+    """An environment that uses the torch already installed in `python`'s environment (`--torch
+    installed`, `--python PATH`), without changing that environment: a venv of the same interpreter
+    under .nox/ holds the guide's own packages and reads every other package from there."""
+    target = str(Path(python).expanduser()) if python else sys.executable
+    if python and not Path(target).exists():
+        session.error(f"--python {python}: no such interpreter")
+    try:
+        probe = subprocess.run([target, "-c", _PROBE], capture_output=True, text=True, check=True, timeout=120)
+        found = json.loads(probe.stdout)
+    except (OSError, subprocess.SubprocessError, ValueError) as exc:
+        session.error(f"--python {target}: cannot be asked which torch it has ({exc})")
+    if found["torch"] is None:
+        session.error(
+            f"no torch is installed in {target}'s environment"
+            + ("" if python else " (the interpreter running nox): name the one that has it, --python PATH/bin/python")
+        )
+    if tuple(found["python"][:2]) < (3, 11):
+        session.error(
+            f"{target} is Python {'.'.join(map(str, found['python']))}; the guide's build needs 3.11 or newer"
+        )
+    _check_supported(session, found["torch"].split("+")[0], f" (installed in {target})")
+    real = str(Path(target).resolve())
+    venv = ROOT / ".nox" / f"torch-installed-{hashlib.sha256(real.encode()).hexdigest()[:12]}"
+    constraints = venv.parent / f"{venv.name}.constraints.txt"
+    venv.parent.mkdir(parents=True, exist_ok=True)
+    pins = [f"torch=={found['torch']}"] + ([f"numpy=={found['numpy']}"] if found["numpy"] else [])
+    constraints.write_text("\n".join(pins) + "\n", encoding="utf-8")
+    session.log(f"torch {found['torch']} as installed in {target} (that environment is not changed)")
+    wanted = ["-c", str(constraints), "-e", f"{ROOT}"]
+    want = _project_hash(real, found["torch"], json.dumps(found["paths"]))
+    # the interpreter's own base: a venv made from a venv's python would not see that venv's packages
+    return _environment(session, venv, want, wanted, base=target, overlay=found["paths"])
+
+
+def resolve_torch(session: nox.Session, spec: str, python: str | None = None) -> str:
+    """The interpreter a build runs with, for `--torch SPEC` (a release, a wheel, `installed`) and `--python`."""
+    if python is not None and spec not in (INSTALLED, DEFAULT_TORCH):
+        session.error(f"--python uses the torch installed there: drop --torch {spec}, or use --torch {INSTALLED}")
+    if spec == INSTALLED or python is not None:
+        return installed_python(session, python)
+    if spec.endswith(".whl"):
+        return wheel_python(session, spec)
+    return torch_python(session, spec)
 
 
 def venv_dir(version: str) -> Path:
@@ -115,8 +272,37 @@ def _parse(session: nox.Session, parser: argparse.ArgumentParser, known_only: bo
 
 def _torch_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--torch", default=DEFAULT_TORCH, metavar="X.Y.Z", help=f"the torch release (default {DEFAULT_TORCH})"
+        "--torch",
+        default=DEFAULT_TORCH,
+        metavar="X.Y.Z|PATH.whl|installed",
+        help=f"the torch to build with: a release from the package registry, listed in records/releases.toml or "
+        f"not (default {DEFAULT_TORCH}); a local wheel; or `{INSTALLED}`, the torch of an existing environment",
     )
+    parser.add_argument(
+        "--python",
+        metavar="PATH",
+        help=f"with --torch {INSTALLED}: the interpreter of the environment whose torch to use "
+        "(default: the one running nox); that environment is read, never changed",
+    )
+    parser.add_argument(
+        "--strict-outcomes",
+        action="store_true",
+        help="fail the build when a fact takes an outcome no text on its page covers (the default lists them)",
+    )
+
+
+def _torch_env(args) -> dict:
+    return {"FIELDGUIDE_STRICT_OUTCOMES": "1"} if args.strict_outcomes else {}
+
+
+def _torch_of(python: str) -> str:
+    """The torch an environment has, as its distribution names it (asked without importing torch)."""
+    proc = subprocess.run(
+        [python, "-c", "from importlib import metadata; print(metadata.version('torch'))"],
+        capture_output=True,
+        text=True,
+    )
+    return f"torch {proc.stdout.strip()}" if proc.returncode == 0 else "its torch"
 
 
 def build_site(session, python: str, site_dir: Path, *, refresh=False, base=None, extra_env=None, args=()):
@@ -135,10 +321,12 @@ def docs(session: nox.Session) -> None:
     parser.add_argument("--base", help="an older record.json to render 'What changed' against")
     parser.add_argument("--site-dir", default="site", help="where to build (default site/)")
     args, mkdocs_args = _parse(session, parser, known_only=True)  # the rest goes to mkdocs build
-    python = torch_python(session, args.torch)
+    python = resolve_torch(session, args.torch, args.python)
     site_dir = Path(args.site_dir)
-    build_site(session, python, site_dir, refresh=args.refresh, base=args.base, args=mkdocs_args)
-    session.log(f"built {site_dir}/ against torch {args.torch}; open {site_dir}/index.html or run `nox -s serve`")
+    build_site(
+        session, python, site_dir, refresh=args.refresh, base=args.base, extra_env=_torch_env(args), args=mkdocs_args
+    )
+    session.log(f"built {site_dir}/ against {_torch_of(python)}; open {site_dir}/index.html or run `nox -s serve`")
 
 
 @nox.session
@@ -148,9 +336,10 @@ def serve(session: nox.Session) -> None:
     _torch_option(parser)
     parser.add_argument("--dev-addr", default=None, metavar="HOST:PORT", help="where to serve (default 127.0.0.1:8000)")
     args, mkdocs_args = _parse(session, parser, known_only=True)
-    python = torch_python(session, args.torch)
+    python = resolve_torch(session, args.torch, args.python)
     addr = ["--dev-addr", args.dev_addr] if args.dev_addr else []
-    session.run(python, "-m", "mkdocs", "serve", "--strict", *addr, *mkdocs_args, env=QUIET_ENV, external=True)
+    env = {**QUIET_ENV, **_torch_env(args)}
+    session.run(python, "-m", "mkdocs", "serve", "--strict", *addr, *mkdocs_args, env=env, external=True)
 
 
 @nox.session
@@ -192,7 +381,24 @@ def diff(session: nox.Session) -> None:
     """Compare two builds: nox -s diff -- OLD NEW [--html OUT] [--fail-on-change]; OLD and NEW are record.json
     files, site folders, or measured releases (nox -s diff -- 2.5.1 2.9.1 compares their committed records)."""
     python = torch_python(session, DEFAULT_TORCH)
-    args = [str(record_path(a)) if a in RELEASES else a for a in session.posargs]
+
+    def record_of(given: str) -> str:
+        if given in RELEASES or (_RELEASE.fullmatch(given) and record_path(given).exists()):
+            return str(record_path(given))
+        if _RELEASE.fullmatch(given) and not Path(given).exists():  # a release with neither record nor file
+            built = ROOT / "build" / "upgrade" / f"torch-{given}" / "record.json"
+            session.error(
+                f"torch {given} has no committed record: measure it with `nox -s matrix -- {given}`, or pass the "
+                f"record.json of a build of it"
+                + (
+                    f" ({built.relative_to(ROOT)}, from `nox -s upgrade -- {given}`)"
+                    if built.exists()
+                    else f" (`nox -s upgrade -- {given}` writes one)"
+                )
+            )
+        return given
+
+    args = [record_of(a) if not a.startswith("-") else a for a in session.posargs]
     for a, given in zip(args, session.posargs, strict=True):
         if given in RELEASES and not Path(a).exists():
             session.error(f"torch {given} has no committed record yet: measure it with `nox -s matrix -- {given}`")
@@ -278,7 +484,7 @@ def matrix(session: nox.Session) -> None:
     use_uv = shutil.which("uv") is not None and not args.pip
     if use_uv:
         session.log("installing releases with uv (its cache is shared; --pip installs with pip instead)")
-    done, skipped, failed = [], [], []
+    done, skipped, failed, unlisted = [], [], [], []
     for n, version in enumerate(wanted, 1):
         out = record_path(version)
         session.log(f"[{n}/{len(wanted)}] torch {version} -> {out.relative_to(ROOT)}")
@@ -307,6 +513,8 @@ def matrix(session: nox.Session) -> None:
             cmd += [a for glob in args.only for a in ("--only", glob)]
             session.run(*cmd, env=QUIET_ENV, external=True)
             done.append(version)
+            if version not in RELEASES:
+                unlisted.append(version)
         except nox.command.CommandFailed as exc:
             session.warn(f"torch {version}: not measured ({exc.reason or 'install or measurement failed'}); going on")
             failed.append(version)
@@ -318,6 +526,13 @@ def matrix(session: nox.Session) -> None:
     session.log(
         f"measured: {', '.join(done) or '-'}; up to date: {', '.join(skipped) or '-'}; failed: {', '.join(failed) or '-'}"
     )
+    for version in unlisted:
+        listed = sorted({*RELEASES, version}, key=lambda v: _parse_version(v))
+        session.log(
+            f"torch {version} is measured but not listed: to make it one of the guide's releases, commit "
+            f"{record_path(version).relative_to(ROOT)} and put this line in {RELEASES_FILE.relative_to(ROOT)}:\n"
+            f"releases = [{', '.join(repr(v).replace(chr(39), chr(34)) for v in listed)}]"
+        )
     if failed:
         hint = " (for a release above this machine's pip cap, run that one with PIP_CONSTRAINT=/dev/null)"
         session.error(f"{len(failed)} release(s) not measured: {', '.join(failed)}{hint}")
