@@ -43,6 +43,9 @@ class Toolchain:
     torch: str
     python: str
     engine: str = ENGINE_VERSION
+    # torch.version's build attributes (git_version, cuda, hip, ...): two builds of one version
+    # number (a CPU and a CUDA wheel, a local build) are two toolchains
+    build: tuple[tuple[str, str], ...] = ()
 
 
 def cache_key(source: str, imports: dict[str, str], env: dict[str, str], toolchain: Toolchain, path: str = "") -> str:
@@ -50,6 +53,7 @@ def cache_key(source: str, imports: dict[str, str], env: dict[str, str], toolcha
         "engine": toolchain.engine,
         "torch": toolchain.torch,
         "python": toolchain.python,
+        "build": [list(kv) for kv in toolchain.build],
         "path": path,
         "source": source,
         "imports": sorted(imports.items()),

@@ -12,6 +12,7 @@ folder or machine produced it.
 
 from __future__ import annotations
 
+import ast
 import os
 import re
 import sys
@@ -46,7 +47,30 @@ def current_toolchain() -> Toolchain:
             "torch is not installed in the environment that builds the site; build with `nox -s docs`, "
             "which installs it"
         ) from None
-    return Toolchain(torch=torch_version, python=python_version())
+    return Toolchain(torch=torch_version, python=python_version(), build=tuple(sorted(torch_build().items())))
+
+
+_BUILD_FIELDS = ("__version__", "git_version", "cuda", "hip", "rocm", "xpu", "debug")
+
+
+def torch_build() -> dict[str, str]:
+    """torch.version's attributes as that build prints them (`torch.__version__`, `git_version`,
+    `cuda`, ...), read from torch/version.py without importing torch (seconds here); {} when the
+    file cannot be read. A None attribute reads "None", as print(torch.version.cuda) shows it."""
+    try:
+        path = metadata.distribution("torch").locate_file("torch/version.py")
+        tree = ast.parse(Path(str(path)).read_text(encoding="utf-8"))
+    except (metadata.PackageNotFoundError, OSError, SyntaxError, ValueError):
+        return {}
+    found: dict[str, str] = {}
+    for node in tree.body:
+        target = node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else None
+        if isinstance(node, ast.AnnAssign):
+            target = node.target
+        value = getattr(node, "value", None)
+        if isinstance(target, ast.Name) and target.id in _BUILD_FIELDS and isinstance(value, ast.Constant):
+            found["version" if target.id == "__version__" else target.id] = str(value.value)
+    return found
 
 
 def job_key(job: Job, snippets_dir: Path, toolchain: Toolchain) -> str:

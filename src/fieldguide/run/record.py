@@ -2,7 +2,8 @@
 
 The field names of record.json are a contract read by the diff tooling and CI:
 schema, torch, python, platform, built_at, snippets[] with path, pages, env, stdout, logs,
-exit_code, seconds, cached, normalized. (Extra fields: output, stderr, executor, digest, measured_at.)
+exit_code, seconds, cached, normalized. (Extra fields: output, stderr, executor, digest, measured_at;
+at the top, torch_build: torch.version's build attributes as printed, absent from older records.)
 
 `schema` is the version of this shape. Version 1 (records written before the field existed,
 such as the committed tests/fixtures/records) has only the contract's fields required; version 2
@@ -139,15 +140,21 @@ class BuildRecord:
     platform: str
     built_at: str
     snippets: list[SnippetResult]
+    # torch.version's build attributes as printed (version, git_version, cuda, hip, ...); {} in
+    # records written before the field existed
+    torch_build: dict[str, str] = field(default_factory=dict)
 
     @classmethod
-    def new(cls, torch_version: str, snippets: list[SnippetResult]) -> BuildRecord:
+    def new(
+        cls, torch_version: str, snippets: list[SnippetResult], torch_build: dict[str, str] | None = None
+    ) -> BuildRecord:
         return cls(
             torch=torch_version,
             python=platform.python_version(),
             platform=f"{platform.system()} {platform.machine()}",
             built_at=datetime.now(UTC).replace(microsecond=0).isoformat(),
             snippets=snippets,
+            torch_build=dict(torch_build or {}),
         )
 
     def to_json(self) -> dict:
@@ -157,6 +164,7 @@ class BuildRecord:
             "python": self.python,
             "platform": self.platform,
             "built_at": self.built_at,
+            **({"torch_build": dict(self.torch_build)} if self.torch_build else {}),
             "snippets": [asdict(s) for s in self.snippets],
         }
 
@@ -212,7 +220,10 @@ class BuildRecord:
             # Version 1 only: the extras a record of then could lack default to what can be derived.
             values = {"output": s["stdout"], "stderr": "", **{k: v for k, v in s.items() if k in fields}}
             snippets.append(SnippetResult(**values))
-        return cls(data["torch"], data["python"], data["platform"], data["built_at"], snippets)
+        build = data.get("torch_build") or {}
+        if not isinstance(build, dict) or not all(isinstance(v, str) for v in build.values()):
+            raise RecordError("torch_build must be an object of strings")
+        return cls(data["torch"], data["python"], data["platform"], data["built_at"], snippets, dict(build))
 
     # -- lookup, for chapter code ------------------------------------------------------------
     def find(self, path: str, **env: str) -> SnippetResult:

@@ -29,23 +29,46 @@ from ..run.context import RenderState, ReplayState, active, current
 from ..run.fences import FenceError, SnippetFence, parse_options
 
 
-def release_banner(build: record.BuildRecord, *, live: bool, replay: ReplayState | None = None) -> dict:
-    """Which torch a copy of the site shows and when it was measured (the header banner's data)."""
+def compute(torch_build: dict[str, str]) -> str:
+    """What a torch build computes on, as torch.version says: CUDA x, ROCm x, XPU x, or CPU."""
+    for key, name in (("cuda", "CUDA"), ("hip", "ROCm"), ("xpu", "XPU")):
+        value = torch_build.get(key, "None")
+        if value not in ("None", "", "False"):
+            return f"{name} {value}"
+    return "CPU" if torch_build else ""
+
+
+def release_banner(
+    build: record.BuildRecord,
+    *,
+    live: bool,
+    replay: ReplayState | None = None,
+    recorded: bool = True,
+    uncovered: int = 0,
+) -> dict:
+    """Which torch a copy of the site shows and when it was measured (the header banner's data):
+    the version exactly as `torch.__version__` prints it, and its build (torch.version's cuda/hip/xpu
+    and git_version), where the record holds them."""
     dates = sorted({s.measured_at[:10] for s in build.snippets if s.measured_at}) or [build.built_at[:10]]
     measured = dates[0] if len(dates) == 1 or live else f"{dates[0]} to {dates[-1]}"
     counts = {}
     if replay is not None:
         for status in replay.status.values():
             counts[status] = counts.get(status, 0) + 1
+    tb = build.torch_build
     return {
-        "torch": build.torch,
+        "torch": tb.get("version") or build.torch,
+        "compute": compute(tb),
+        "git": tb.get("git_version", ""),
+        "recorded": recorded,
+        "uncovered": uncovered,
         "live": live,
         "measured": build.built_at[:10] if live else measured,
         "changed": counts.get("stale", 0),
         "unverified": counts.get("unverified", 0),
         "missing": counts.get("missing", 0),
         "failed": counts.get("failed", 0),
-        "command": f"nox -s matrix -- {build.torch}",
+        "command": f"nox -s matrix -- {build.torch.split('+')[0]}",
     }
 
 

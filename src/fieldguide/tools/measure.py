@@ -70,7 +70,7 @@ def measure(
     if kept:  # in the jobs' order, as a full measurement writes them
         ran = {r.id: r for r in results}
         results = [ran.get(j.id) or kept[j.id] for j in all_jobs if j.id in ran or j.id in kept]
-    build = BuildRecord.new(toolchain.torch, results)
+    build = BuildRecord.new(toolchain.torch, results, dict(toolchain.build))
     build.write(out)
     if failed:
         raise ExecutionFailed(
