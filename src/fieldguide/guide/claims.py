@@ -18,6 +18,7 @@ on other records, so the prose, the verdicts and the table never re-derive a mea
 from __future__ import annotations
 
 import contextvars
+import functools
 import hashlib
 import html
 import re
@@ -25,6 +26,7 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
+from ..run import context
 from ..run.fences import find_fences
 from ..run.record import BuildRecord, SnippetResult
 
@@ -332,3 +334,81 @@ def problems(c: Claim, displayed: dict[str, str]) -> list[str]:
     if c.derived and not c.evidence:
         found.append("a derived value without the lines it was derived from")
     return found
+
+
+# -- what a build took that its pages did not foresee ---------------------------------------------
+@dataclass(frozen=True)
+class Uncovered:
+    """A place whose measurement on this build fits nothing its page was written for (the build
+    report lists these; guide.outcomes.survey finds the explain blocks' and the drills' before the
+    pages render, page_table the tables' while they render)."""
+
+    kind: str  # "explain" (a page's explain block), "gym" (a drill's scenario), "table" (a measured table)
+    name: str  # the fact, the scenario ("GYM·8 other-backend") or the table's function
+    page: str  # the page, docs-relative ("capture.md", "gym/index.md")
+    section: str  # the heading it sits under ("" when not known)
+    anchor: str  # that heading's id on the built page
+    outcome: str  # the outcome measured: `unrecognised`, or one no text was written for
+    value: str  # what was measured (for `unrecognised`: why it fits no named outcome)
+    needs: str  # where the text (or the reading) goes: "docs/capture.md, line 320", a drill's TOML, a function
+
+    @property
+    def url(self) -> str:
+        """The section's address, site-relative (directory URLs)."""
+        page = self.page.removesuffix(".md")
+        page = page.removesuffix("index") if page.endswith("index") else page + "/"
+        return page + (f"#{self.anchor}" if self.anchor else "")
+
+    def line(self) -> str:
+        """One line for the terminal."""
+        where = f"{self.page}" + (f" § {self.section}" if self.section else "")
+        return (
+            f"{self.name!r} on {where}: outcome {self.outcome!r}, measured {self.value!r} (text needed in {self.needs})"
+        )
+
+
+def literal(text: str) -> str:
+    """A measured value as inline code that Markdown leaves as it is (it may hold any character a
+    snippet printed: no markup, emphasis or link can come of it), on one line."""
+    safe = html.escape(" ".join(text.split()), quote=True)
+    for ch in "_*`|[]\\{}":
+        safe = safe.replace(ch, f"&#{ord(ch)};")
+    return f"<code>{safe}</code>"
+
+
+# What a reading of output raises when the output is not what it was written for.
+MEASUREMENT_ERRORS = (LookupError, ValueError, IndexError, KeyError, StopIteration, AttributeError, TypeError)
+
+
+def page_table(function: Callable[..., str]) -> Callable[..., str]:
+    """A table (or list) a page prints from measured output. On a torch whose output it cannot read
+    (a new release, a reader's own build), the page gets a notice in its place, the `unrecognised`
+    outcome of that table, and the build report an entry, instead of a failed build."""
+
+    @functools.wraps(function)
+    def wrapper(*args, **kwargs) -> str:
+        try:
+            return function(*args, **kwargs)
+        except MEASUREMENT_ERRORS as exc:
+            try:
+                build = context.active()
+            except RuntimeError:
+                raise exc from None  # outside a build (a test calling it): the error itself
+            if build.render is None:
+                raise
+            value = " ".join(f"{type(exc).__name__}: {exc}".split())[:300]
+            name = f"{function.__module__.rsplit('.', 1)[-1]}.{function.__name__}"
+            page = build.render.page
+            build.render.uncovered.append(
+                Uncovered(
+                    "table", name, page, "", "", "unrecognised", value, f"{function.__module__}.{function.__name__}"
+                )
+            )
+            return (
+                f'\n!!! warning fg-unrecognised "Not read on torch {_attr(build.record.torch)}"\n'
+                f"    This table reads the output above, and what this torch printed fits none of the shapes "
+                f"it was written for ({literal(value)}): the output is shown unread. The build report lists "
+                "every place in this case.\n"
+            )
+
+    return wrapper

@@ -44,10 +44,12 @@ from .claims import (
     Derived,
     Fact,
     Measured,
+    _attr,
     _code,
     _collect,
     collecting,
     displayed_outputs,
+    literal,
     markers_for,
 )
 
@@ -264,6 +266,39 @@ class Rendered:
     outcome: str | None  # None: the record has no run the fact reads
     claim: Claim | None
     markdown: str
+    uncovered: bool = False  # the outcome taken has no text that fits it: the `unrecognised` text is shown
+
+
+def _fits(text: str | None, m: Measured) -> bool:
+    return text is not None and all(slot in m.slots for slot in _slots_in(text))
+
+
+def uncovered(block: Block, m: Measured) -> bool:
+    """Whether the outcome `m` took is one the page did not foresee: `unrecognised` (the measurement
+    fits none of the fact's named outcomes), or an outcome the block has no text for (or whose text
+    names a value this measurement lacks). Only a record no committed release holds gets here with a
+    textless outcome (check() fails the build on the rest): a new torch, a reader's own build."""
+    return m.outcome == UNRECOGNISED or not _fits(block.texts.get(m.outcome), m)
+
+
+NOTICE_CLASS = "fg-unrecognised"
+
+
+def unrecognised_notice(fact: str, m: Measured, torch: str) -> str:
+    """What a page shows for an outcome no text was written for, when its block has no
+    `[unrecognised]` text of its own: that it is unexplained, and what was measured."""
+    value = " ".join(str(m.value).split())
+    value = value if len(value) <= 300 else value[:297] + "..."
+    taken = (
+        "fits none of the outcomes this page explains"
+        if m.outcome == UNRECOGNISED
+        else f"took the outcome {literal(m.outcome)}, which no text on this page was written for"
+    )
+    return (
+        f'!!! warning {NOTICE_CLASS} "Not explained on torch {_attr(torch)}"\n'
+        f"    What this torch printed for “{_attr(fact)}” {taken} (measured: {literal(value)}). The output "
+        "above is what it printed, unexplained here; the build report lists every explanation in this case.\n"
+    )
 
 
 def render(block: Block, build: BuildRecord, torch: str) -> Rendered:
@@ -275,18 +310,18 @@ def render(block: Block, build: BuildRecord, torch: str) -> Rendered:
             f"“{block.fact}”, and this release's record has no run it reads.\n"
         )
         return Rendered(block, None, None, text)
-    body = block.texts.get(m.outcome)
-    if body is None:  # only a torch no committed record holds gets here (check() fails the rest)
-        text = (
-            f'!!! warning "No explanation written for what torch {torch} printed here"\n'
-            f"    “{block.fact}” took the outcome “{m.outcome}” on this torch, and this page has no text "
-            "for it: the output above is what it printed, unexplained. Adding the release to "
-            "records/releases.toml and measuring it (`nox -s matrix`) makes the build ask for that text.\n"
-        )
-        return Rendered(block, m.outcome, None, text)
-    c = fill(body, m)
-    _collect(c)
     mark = f"<!-- fg-explain {_comment(block.fact)} = {_comment(m.outcome)} -->"  # for tests and reviewers
+    if uncovered(block, m):
+        # never another outcome's text: the page's own [unrecognised] text, or the notice
+        mark = f"<!-- fg-explain {_comment(block.fact)} = {UNRECOGNISED} (measured: {_comment(m.outcome)}) -->"
+        own = block.texts.get(UNRECOGNISED)
+        if not _fits(own, m):
+            return Rendered(block, m.outcome, None, mark + "\n" + unrecognised_notice(block.fact, m, torch), True)
+        c = fill(own, m)
+        _collect(c)
+        return Rendered(block, m.outcome, c, mark + "\n" + c.text.rstrip() + markers_for(c.evidence) + "\n", True)
+    c = fill(block.texts[m.outcome], m)
+    _collect(c)
     return Rendered(block, m.outcome, c, mark + "\n" + c.text.rstrip() + markers_for(c.evidence) + "\n")
 
 

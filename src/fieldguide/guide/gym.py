@@ -495,15 +495,33 @@ def _markdown(text: str) -> str:
     return markdown.markdown(text)
 
 
+def uncovered(drill: Drill, scenario: Scenario, answer: Answer) -> bool:
+    """Whether the answer's outcome is one the drill did not foresee: `unrecognised`, or an outcome
+    neither the scenario nor the drill has a text for (only a record no committed release holds
+    gets here with a textless outcome: check_reveals fails the build on the rest)."""
+    return answer.outcome == UNRECOGNISED or drill.text(scenario, answer.outcome) is None
+
+
 def reveal_text(drill: Drill, scenario: Scenario, answer: Answer, torch: str) -> str:
-    """The text the drill's TOML holds for the answer's outcome, its slots filled, as HTML."""
-    text = drill.text(scenario, answer.outcome)
-    if text is None:
-        raise DrillError(
-            f"{drill.source}: scenario {scenario.id!r} took the outcome {answer.outcome!r} on torch {torch}"
-            + (f" ({answer.reason})" if answer.reason else "")
-            + ", and neither the scenario nor the drill has a text for it ([scenario.reveal] or [reveal])"
+    """The text the drill's TOML holds for the answer's outcome, its slots filled, as HTML; for an
+    outcome no text was written for, the drill's `unrecognised` text, or a notice that says so
+    (never the text of another outcome)."""
+    if uncovered(drill, scenario, answer):
+        own = drill.text(scenario, UNRECOGNISED)
+        if own is not None:
+            return _markdown(_fill(own, {**slots(answer, torch, scenario), "reason": answer.reason}))
+        taken = (
+            "fits none of the outcomes this drill explains"
+            if answer.outcome == UNRECOGNISED
+            else f"took the outcome <code>{html.escape(answer.outcome)}</code>, which no text of this drill was written for"
         )
+        reason = f" ({html.escape(answer.reason)})" if answer.reason else ""
+        return (
+            f'<div class="admonition warning fg-unrecognised"><p class="admonition-title">Not explained on torch '
+            f"{html.escape(torch)}</p><p>What this torch logged for this scenario {taken}{reason}. The verdict "
+            "above is what its log shows; the build report lists every scenario in this case.</p></div>"
+        )
+    text = drill.text(scenario, answer.outcome)
     return _markdown(_fill(text, slots(answer, torch, scenario)))
 
 

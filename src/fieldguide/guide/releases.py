@@ -17,6 +17,8 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from packaging.version import InvalidVersion, Version
+
 from ..run.context import BuildContext, ReplayState, active
 from ..run.record import BuildRecord, SnippetResult
 from .facts import facts_with_sources
@@ -27,6 +29,7 @@ class Column:
     release: str
     build: BuildRecord | None  # None: listed, not measured yet
     live: bool = False  # this build's own release, executed now
+    recorded: bool = True  # False: the live build of a release records/releases.toml does not list
     stale: set[tuple] = field(default_factory=set)  # entry keys whose snippet changed since
     missing: list[str] = field(default_factory=list)  # today's snippets the record has no entry for
 
@@ -54,6 +57,12 @@ def releases_list(root: Path) -> tuple[str, list[str]]:
 
 def record_file(root: Path, release: str) -> Path:
     return root / "records" / f"torch-{release}.json.gz"
+
+
+def committed(root: Path) -> list[tuple[str, BuildRecord]]:
+    """(release, its committed record) for every listed release that has one, oldest first."""
+    _, listed = releases_list(root)
+    return [(r, read_record(record_file(root, r))) for r in listed if record_file(root, r).exists()]
 
 
 @functools.lru_cache(maxsize=32)
@@ -93,7 +102,20 @@ def columns(root: Path, live: BuildRecord, replay: ReplayState | None = None) ->
         have = {_key(s) for s in build.snippets}
         missing = sorted(" ".join([p, *(f"{k}={v}" for k, v in env)]) for p, env in today if (p, env) not in have)
         out.append(Column(release, build, stale=stale, missing=missing))
+    if live_release is not None and live_release not in listed:
+        # a torch no record holds (a new release, a patch release, a reader's own build): its own
+        # column, in version order, marked as this build's and not recorded
+        col = Column(live_release, live, live=True, recorded=False)
+        later = [i for i, c in enumerate(out) if _order(c.release) > _order(live_release)]
+        out.insert(later[0] if later else len(out), col)
     return out
+
+
+def _order(release: str) -> tuple:
+    try:
+        return (0, Version(release))
+    except InvalidVersion:
+        return (1, release)  # not a version number: after every release
 
 
 # facts_with_sources of one record object: a pure function of the record and the gym's drill
@@ -227,6 +249,19 @@ def gym_spoiler(cols: list[Column], rows: dict[str, list[Cell]], prefix: str = "
     )
 
 
+def _live_label(col: Column) -> str:
+    if not col.live:
+        return ""
+    return " (this build)" if col.recorded else " (this build, not recorded)"
+
+
+def _live_attrs(col: Column) -> str:
+    if not col.live:
+        return ""
+    exact = col.build.torch_build.get("version") or col.build.torch
+    return f' data-live="true" data-recorded="{str(col.recorded).lower()}" title="torch {html.escape(exact)}, run by this build"'
+
+
 def matrix_table(
     cols: list[Column], rows: dict[str, list[Cell]], prefix: str = "../", label: str = "Facts by torch release"
 ) -> str:
@@ -234,7 +269,7 @@ def matrix_table(
     class so that material leaves it unwrapped: its header row sticks (fieldguide-reader.js/.css)."""
     e = html.escape
     head = "".join(
-        f'<th scope="col" data-release="{e(c.release)}">{e(c.release)}{" (this build)" if c.live else ""}</th>'
+        f'<th scope="col" data-release="{e(c.release)}"{_live_attrs(c)}>{e(c.release)}{_live_label(c)}</th>'
         for c in cols
     )
     body = []

@@ -55,6 +55,9 @@ class RenderState:
     places: dict[str, str] = field(
         default_factory=dict
     )  # snippet key -> "page/#anchor" where its output is first shown
+    # what this build's record took that no text covers (guide.outcomes.Uncovered, set in on_files):
+    # the pages show the `unrecognised` text there; the build report and the end of the build list them
+    uncovered: list = field(default_factory=list)
 
     def start_page(self, page: str, url: str = "") -> None:
         self.page, self.page_url, self.rendered, self.errors, self.anchors = page, url, 0, [], {}

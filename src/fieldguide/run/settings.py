@@ -72,6 +72,13 @@ OPTIONS: tuple[Option, ...] = (
         "render from an existing record (`record.json` or a release's `.json.gz`), executing nothing (no torch needed)",
     ),
     Option(
+        "strict_outcomes",
+        "FIELDGUIDE_STRICT_OUTCOMES",
+        "false",
+        "fail the build when a fact or a drill scenario takes an outcome no text covers (`--strict-outcomes`); "
+        "otherwise the pages show the `unrecognised` text and the build report lists them",
+    ),
+    Option(
         "publish",
         "FIELDGUIDE_PUBLISH",
         "false",
@@ -101,6 +108,7 @@ class FieldGuideConfig(Config):
     base_record = c.Type(str, default="")
     replay = c.Type(str, default="")
     publish = c.Type(bool, default=False)
+    strict_outcomes = c.Type(bool, default=False)
 
 
 class SettingsError(ValueError):
@@ -152,6 +160,7 @@ class Settings:
     base_record: Path | None
     replay: Path | None
     publish: bool = False
+    strict_outcomes: bool = False
 
     @classmethod
     def resolve(cls, options: Mapping, root: Path, environ: Mapping[str, str] | None = None) -> Settings:
@@ -209,6 +218,7 @@ class Settings:
             base_record=path(get("base_record")),
             replay=path(get("replay")),
             publish=get("publish"),
+            strict_outcomes=get("strict_outcomes"),
         )
 
     def chapter(self, slug: str) -> Chapter:

@@ -43,7 +43,7 @@ import jinja2
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, event_priority
 
-from ..guide import claims, explain, gym, releases
+from ..guide import claims, explain, gym, outcomes, releases
 from ..run import context, record
 from . import downloads, notebook, notfound, render, serving, tlparse
 from ..run.cache import Cache
@@ -60,6 +60,7 @@ from .workdirs import make_owned
 NAV_CHAPTERS = "fieldguide:chapters"  # placeholders in mkdocs.yml's nav, filled from the chapters option
 NAV_NOTEBOOKS = "fieldguide:notebooks"
 PARTIAL_PREFIX = ".fieldguide-partial-"
+REPORT_PAGE = "build/report.md"
 
 
 def _fail(message: str) -> PluginError:
@@ -231,11 +232,9 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
             return markdown
         build = context.active().record
         if getattr(self, "_explain_for", None) is not build:
-            replay = self.render_state.replay
-            cols = releases.columns(self.settings.root, build, replay) if self._has_releases() else []
-            self._explain_records = [(c.release, c.build) for c in cols if c.build is not None]
-            if not any(c.live for c in cols) and replay is None:
-                self._explain_records.append((build.torch, build))
+            # every outcome a committed record took needs its text (the build fails without it); what
+            # this build alone took without a text shows the `unrecognised` text, listed by the survey
+            self._explain_records = releases.committed(self.settings.root) if self._has_releases() else []
             self._explain_for = build
         try:
             markdown, _ = explain.render_blocks(markdown, build, build.torch, self._explain_records)
@@ -307,18 +306,46 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
         if settings.replay:  # execution disabled: render from an earlier build's record
             build = self._replay(settings.replay, jobs)
         else:
-            build = record.BuildRecord.new(current_toolchain().torch, self._execute(jobs))
-        config["extra"]["fieldguide_release"] = render.release_banner(
-            build, live=not settings.replay, replay=self.render_state.replay
-        )
+            toolchain = current_toolchain()
+            build = record.BuildRecord.new(toolchain.torch, self._execute(jobs), dict(toolchain.build))
         for result in build.snippets:
             result.pages = [urls[p] for p in result.pages]
         self.build = context.BuildContext(settings, build, base, self.render_state)
         context.activate(self.build)
+        self._survey(pages, build, docs_label)
+        listed = releases.releases_list(settings.root)[1] if self._has_releases() else []
+        config["extra"]["fieldguide_release"] = render.release_banner(
+            build,
+            live=not settings.replay,
+            replay=self.render_state.replay,
+            recorded=build.torch.split("+")[0] in listed or not listed,
+            uncovered=len(self.render_state.uncovered),
+        )
         self._add_downloads(files, config, build.snippets)
         self._add_release_outputs(files, config, build)
         self._add_notebooks(files, config, docs)
+        # the build report lists what the other pages met unforeseen while they rendered (a table
+        # that cannot read this torch's output): it renders last
+        report = files.get_file_from_path(REPORT_PAGE)
+        if report is not None:
+            files.remove(report)
+            files.append(report)
         return files
+
+    def _survey(self, pages: dict[str, str], build: record.BuildRecord, docs_label: str) -> None:
+        """The explanations and drill scenarios whose outcome on this build no text covers: listed
+        for the report and the end of the build; with strict_outcomes, the build fails on them."""
+        try:
+            found = outcomes.survey(pages, build, self.settings.snippets_dir, docs_label)
+        except gym.DrillError as exc:
+            raise _fail(str(exc)) from None
+        self.render_state.uncovered = found
+        if found and self.settings.strict_outcomes:
+            raise _fail(
+                f"{len(found)} fact(s) took an outcome on torch {build.torch} that no text covers "
+                "(strict_outcomes; without it the pages show the `unrecognised` text and the build report "
+                "lists them):\n  " + "\n  ".join(u.line() for u in found)
+            )
 
     def _add_notebooks(self, files, config, docs: Path) -> None:
         """Each chapter's notebook (.ipynb and its page), from the snippets and this build's outputs."""
@@ -440,6 +467,10 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
             files.append(serving.generated(config, path, self._store, content=text))
 
     def on_env(self, env, config, files):
+        # every page's Markdown is rendered by now: the banner counts what they all met unforeseen
+        banner = config["extra"].get("fieldguide_release")
+        if banner is not None:
+            banner["uncovered"] = len(self.render_state.uncovered)
         if self.command == "serve":
             env.bytecode_cache = self._templates
             self._search.install(config)
@@ -487,6 +518,21 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
         places = json.dumps(dict(sorted(self.render_state.places.items())), indent=1)
         (Path(config["site_dir"]) / "snippet-places.json").write_text(places + "\n", encoding="utf-8")
         settings = self.settings
+        found = self.render_state.uncovered
+        if found and settings.strict_outcomes:  # (the explanations' failed the build before rendering)
+            raise _fail(
+                f"{len(found)} place(s) could not read what torch {build.torch} printed (strict_outcomes):\n  "
+                + "\n  ".join(u.line() for u in found)
+            )
+        if found:
+            log.info(
+                f"{len(found)} fact(s) took an outcome on torch {build.torch} that no text covers; their pages show "
+                "the `unrecognised` text (listed on build/report/; --strict-outcomes fails the build on them):"
+            )
+            for u in found:
+                log.info(f"  {u.line()}")
+        elif self.render_state.replay is None:
+            log.info(f"every explanation and drill scenario has a text for the outcome it took on torch {build.torch}")
         if settings.cache and settings.cache_max_mb > 0 and not settings.replay:
             removed = Cache(settings.cache_dir).prune(max_bytes=settings.cache_max_mb * 1024 * 1024)
             if removed:

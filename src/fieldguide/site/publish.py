@@ -37,6 +37,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from packaging.version import InvalidVersion, Version
+
 from . import notfound
 
 QUIET = {"NO_MKDOCS_2_WARNING": "1", "DISABLE_MKDOCS_2_WARNING": "true"}
@@ -53,8 +55,12 @@ class Copy:
         return self.record is None
 
 
-def version_key(release: str) -> tuple[int, ...]:
-    return tuple(int(p) for p in release.split("."))
+def version_key(release: str) -> tuple:
+    """Release numbers in order (2.16.0rc1 before 2.16.0; one that is not a version number last)."""
+    try:
+        return (0, Version(release))
+    except InvalidVersion:
+        return (1, release)
 
 
 def read_releases(root: Path) -> tuple[str, list[str]]:
@@ -71,6 +77,8 @@ def plan(
 ) -> tuple[list[Copy], list[str]]:
     """The copies to build, and the releases skipped for want of a record."""
     default, releases = read_releases(root)
+    if live and default not in releases:  # a torch bump to a release not recorded yet: its live copy too
+        releases = sorted([*releases, default], key=version_key)
     chosen = wanted or releases
     unknown = [r for r in chosen if r not in releases]
     if unknown:
@@ -85,7 +93,8 @@ def plan(
             copies.append(Copy(release, path.resolve()))
         else:
             skipped.append(release)
-    copies.sort(key=lambda c: (not c.live, [-n for n in version_key(c.release)]))  # the live build starts first
+    copies.sort(key=lambda c: version_key(c.release), reverse=True)
+    copies.sort(key=lambda c: not c.live)  # the live build starts first (newest first after it)
     return copies, skipped
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from ...run.record import SnippetResult
-from ..claims import Derived, Measured, fact, line_of, markers_for, run
+from ..claims import Derived, Measured, fact, line_of, markers_for, page_table, run
 from ..parse.recompiles import parse_recompiles
 from .common import code, plural, shorten, table
 
@@ -117,6 +117,7 @@ def item_reason(result: SnippetResult) -> Measured:
     )
 
 
+@page_table
 def causes_table(result: SnippetResult) -> str:
     rows = [
         [
@@ -297,6 +298,7 @@ def resume_names(result: SnippetResult) -> Measured:
     return Measured(names, evidence, "logged", {"names": Derived(names, ", ".join(code(n) for n in names))})
 
 
+@page_table
 def compile_id_table(result: SnippetResult) -> str:
     rows = []
     for i, c in enumerate(compile_id_steps(result), 1):

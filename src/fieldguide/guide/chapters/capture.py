@@ -12,7 +12,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from ...run.record import SnippetResult
-from ..claims import UNRECOGNISED, Derived, Measured, fact, line_of, markers_for, run
+from ..claims import UNRECOGNISED, Derived, Measured, fact, line_of, markers_for, page_table, run
 from ..parse.recompiles import attribute_to_steps, parse_recompiles
 from .common import STEP_RE, code, plural, shorten, table
 
@@ -136,6 +136,7 @@ def float64_counts(result: SnippetResult) -> Measured:
     )
 
 
+@page_table
 def counters_table(result: SnippetResult) -> str:
     rows = []
     for s in counter_steps(result):
@@ -385,6 +386,7 @@ def shorthand_last_failures(result: SnippetResult) -> Measured:
     raise ValueError(f"{len(reasons)} failures logged with {before['graphs']} entries")
 
 
+@page_table
 def shorthand_table(result: SnippetResult) -> str:
     rows = []
     for s in shorthand_steps(result):
@@ -626,6 +628,7 @@ def backends_compared(result: SnippetResult) -> Measured:
     return Measured(value, evidence, outcome, slots)
 
 
+@page_table
 def backends_table(result: SnippetResult) -> str:
     """Per backend: its guard dumps (guard lines per entry) and its recompile reasons, with markers."""
     runs = backend_runs(result)
@@ -657,6 +660,7 @@ def _around_difference(line: str, partner: str | None, width: int = 110) -> str:
     return ("…" if start else "") + piece + ("…" if start + len(piece) < len(line) else "")
 
 
+@page_table
 def backend_differences_table(result: SnippetResult) -> str:
     """Where the dumps differ: the lines printed under one backend and not under the other, per part.
     A long line is shown from a little before where it departs from its counterpart."""

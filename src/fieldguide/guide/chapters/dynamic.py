@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from ...run.record import SnippetResult
-from ..claims import Derived, Measured, fact, in_dump, line_of, markers_for, run
+from ..claims import Derived, Measured, fact, in_dump, line_of, markers_for, page_table, run
 from ..parse.guard_dump import Guard, parse_check_tensor, parse_guards_log, tensor_check
 from ..parse.recompiles import attribute_to_steps
 from .common import STEP_RE, code, plural, shorten, steps, table
@@ -53,6 +53,7 @@ def _what_happened(step: dict, previous: int | None) -> str:
     return "recompiled" if step["recompiles"] else "compiled, no recompile logged"
 
 
+@page_table
 def static_to_dynamic(result: SnippetResult) -> str:
     rows = []
     previous = None
@@ -192,6 +193,7 @@ def _last_check(result: SnippetResult, label: str):
     )
 
 
+@page_table
 def modes_table(result: SnippetResult) -> str:
     rows = []
     for label, n in mode_graphs(result).value.items():
@@ -252,6 +254,7 @@ def scalar_graphs(result: SnippetResult) -> Measured:
     return Measured(counts, tuple(line_of(result, label) for label in counts))
 
 
+@page_table
 def scalars_table(result: SnippetResult) -> str:
     rows = [[label, str(n) + markers_for([line_of(result, label)])] for label, n in scalar_graphs(result).value.items()]
     return table(["argument, 4 calls", "graphs"], rows, "-r")
@@ -306,6 +309,7 @@ def list_growth(result: SnippetResult) -> list[tuple[str, int, int]]:
     return out
 
 
+@page_table
 def list_growth_table(result: SnippetResult) -> str:
     rows = [
         [label, str(before), (str(lines) if lines else "—") + markers_for([line_of(result, label + " ")])]
@@ -351,6 +355,7 @@ def walk_timings(result: SnippetResult) -> tuple[float, list[tuple[int, float]]]
     return eager, [(int(n), float(t)) for n, t in _ENTRIES.findall(result.stdout)]
 
 
+@page_table
 def walk_table(result: SnippetResult) -> str:
     eager, rows = walk_timings(result)
     out = [["eager (no compile)", f"{eager:.1f}" + markers_for([line_of(result, "eager ")])]]
@@ -422,6 +427,7 @@ def limit_names(result: SnippetResult) -> Measured:
     return Measured(list(config), evidence, outcome, slots)
 
 
+@page_table
 def limit_names_table(result: SnippetResult) -> str:
     rows = [
         [code(f"torch._dynamo.config.{name}"), str(value) + markers_for([line_of(result, f"config.{name} = ")])]
@@ -438,6 +444,7 @@ def _warning_lines(result: SnippetResult) -> list[str]:
     ]
 
 
+@page_table
 def limit_warning(result: SnippetResult) -> str:
     """The warning's lines, as printed, in a text block (or nothing when none was printed)."""
     lines = _warning_lines(result)

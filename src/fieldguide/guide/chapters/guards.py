@@ -12,7 +12,7 @@ import re
 from collections import Counter
 
 from ...run.record import SnippetResult
-from ..claims import Derived, Measured, fact, in_dump, line_of, markers_for, run
+from ..claims import Derived, Measured, fact, in_dump, line_of, markers_for, page_table, run
 from ..parse.guard_dump import TENSOR_FIELDS, Guard, parse_check_tensor, parse_guards_log, split_dumps, tensor_check
 from ..parse.recompiles import attribute_to_steps, parse_recompiles
 from .common import STEP_RE, code, plural, shorten, steps, table
@@ -83,6 +83,7 @@ def checks_printed(anatomy: SnippetResult) -> Measured:
     return Measured(len(guards), tuple(guard_ev(anatomy, g) for g in guards))
 
 
+@page_table
 def guard_table(result: SnippetResult) -> str:
     rows = []
     for i, g in enumerate(first_dump(result), 1):
@@ -200,6 +201,7 @@ def tensor_field_names(result: SnippetResult) -> Measured:
     )
 
 
+@page_table
 def tensor_fields_table(result: SnippetResult) -> str:
     fields = tensor_fields(result)
     mark = markers_for([guard_ev(result, tensor_check(first_dump(result)))])
@@ -306,6 +308,7 @@ def ambient_present(result: SnippetResult) -> set[str]:
     return set(ambient_families(result).value)
 
 
+@page_table
 def ambient_table(result: SnippetResult) -> str:
     found = ambient_guards(result)
     rows = []
@@ -542,6 +545,7 @@ def unmatched_lines(result: SnippetResult, anatomy: SnippetResult) -> Measured:
     return Measured(kinds, tuple(guard_ev(anatomy, g) for g in left), "some", {"kinds": _codes(kinds)})
 
 
+@page_table
 def explain_table(result: SnippetResult, anatomy: SnippetResult) -> str:
     matched, _ = match_objects(result, anatomy)
     rows = []
@@ -571,6 +575,7 @@ def five_calls(result: SnippetResult) -> list[dict]:
     return attribute_to_steps(result.output, STEP_RE)
 
 
+@page_table
 def five_calls_table(result: SnippetResult) -> str:
     rows = []
     for step in five_calls(result):
@@ -666,6 +671,7 @@ def module_regime(result: SnippetResult) -> str:
     return module_regime_fact(result).value
 
 
+@page_table
 def module_guard_lines(result: SnippetResult) -> str:
     rows = []
     for i, dump in enumerate(self_guards(result)):
@@ -684,6 +690,7 @@ def module_counts(result: SnippetResult) -> dict[str, int]:
     return dict(steps(result.stdout))
 
 
+@page_table
 def module_counts_table(result: SnippetResult) -> str:
     return table(
         ["pattern", "graphs compiled"],

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from ...run.record import SnippetResult
-from ..claims import Derived, Measured, fact, line_of, run
+from ..claims import Derived, Measured, fact, line_of, page_table, run
 from .common import code, plural, shorten, table
 
 ZERO_ONE = run("dynamic/zero_one.py")
@@ -44,6 +44,7 @@ def _cell(run: dict) -> str:
     return str(run["graphs"]) if run["graphs"] is not None else "raised " + code(shorten(run["error"], 60))
 
 
+@page_table
 def marks_table(result: SnippetResult) -> str:
     runs = mark_runs(result)
     order = []

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 
 from ...run.record import SnippetResult
-from ..claims import Derived, Measured, fact, line_of, run
+from ..claims import Derived, Measured, fact, line_of, page_table, run
 from .common import code, plural, table
 
 RESTART = run("nextprocess/restart.py")
@@ -141,6 +141,7 @@ def artifacts(result: SnippetResult) -> Measured:
     return Measured(outcome, (line_of(result, p.line),), outcome, slots)
 
 
+@page_table
 def process_table(result: SnippetResult) -> str:
     """One column per process, one row per count: the graphs dynamo captured, then each cache counter that
     moved in any process (a process that failed shows it in every row)."""

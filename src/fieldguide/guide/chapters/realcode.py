@@ -12,7 +12,7 @@ import re
 
 from ...run.record import SnippetResult
 from .. import links
-from ..claims import Derived, Fact, Measured, Run, fact, line_of, markers_for, run
+from ..claims import Derived, Fact, Measured, Run, fact, line_of, markers_for, page_table, run
 from ..links import relative_link
 from ..parse.recompiles import attribute_to_steps, parse_recompiles
 from .common import code, plural, shorten, steps, table
@@ -157,6 +157,7 @@ def lr_tensor_graphs(tensors: SnippetResult) -> Measured:
     return Measured(t, (_last_ev(tensors),), "one graph" if t == 1 else "more than one graph", slots)
 
 
+@page_table
 def lr_table(floats: SnippetResult, tensors: SnippetResult) -> str:
     a, b = steps(floats.stdout), steps(tensors.stdout)
     rows = [
@@ -249,6 +250,7 @@ def warm_loop_compiles(warm: SnippetResult) -> Measured:
     )
 
 
+@page_table
 def train_eval_table(loop: SnippetResult, warm: SnippetResult) -> str:
     rows = []
     for name, res in (("validate every epoch", loop), ("both modes warmed up first", warm)):
@@ -337,6 +339,7 @@ def buffer_graphs(fix: SnippetResult) -> Measured:
     raise LookupError(f"{b} graphs for {len(blocks)} blocks")
 
 
+@page_table
 def layer_table(fail: SnippetResult, fix: SnippetResult) -> str:
     a, b = steps(fail.stdout), steps(fix.stdout)
     rows = [
@@ -420,6 +423,7 @@ def latency_line(result: SnippetResult) -> Measured:
     )
 
 
+@page_table
 def guard_overhead_table(result: SnippetResult) -> str:
     g = guard_overhead(result)
     rows = [[label, us + markers_for([line_of(result, f"{label}: ")])] for label, us in g["times"].items()]
@@ -664,6 +668,7 @@ def course_fact(name: str, source: Run, absent: str = "") -> Fact:
     )
 
 
+@page_table
 def course_table(*columns: tuple[str, SnippetResult]) -> str:
     """unique_graphs after each step, one column per run (the runs print the same step labels)."""
     runs = [(head, res, step_course(res)["steps"]) for head, res in columns]
@@ -748,6 +753,7 @@ counter_unspec_graphs = course_fact(
 )
 
 
+@page_table
 def counter_table(fail: SnippetResult, buffer: SnippetResult, unspec: SnippetResult) -> str:
     columns = [("an int attribute", fail), ("a tensor buffer", buffer)]
     if _UNSPEC_ABSENT not in unspec.stdout:
@@ -859,6 +865,7 @@ def modes_again(result: SnippetResult) -> Measured:
     return Measured(k, evidence, "compiled again", slots)
 
 
+@page_table
 def modes_table(result: SnippetResult) -> str:
     rows = []
     for s in attribute_to_steps(result.output, r"^(?P<label>.+?)\s+unique_graphs=(?P<graphs>\d+)\s*$"):
