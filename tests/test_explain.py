@@ -1,8 +1,9 @@
 """Explanations are written per outcome, in the page, and the build holds them to every release.
 
 A page's explain block holds one text per named outcome of a fact; the build renders the text of
-the outcome the fact took, and fails when any committed release (or the live build) took an
-outcome the block has no text for, naming the fact, the outcome and the releases.
+the outcome the fact took, and fails when any committed release took an outcome the block has no
+text for, naming the fact, the outcome and the releases. What only the live build took without a
+text (a torch no record holds) shows the `unrecognised` text instead (tests/test_outcomes.py).
 """
 
 from __future__ import annotations
@@ -140,8 +141,9 @@ def test_a_live_torch_no_record_holds_gets_a_notice_not_a_borrowed_text():
     other = "even" if taken == "odd" else "odd"
     page = _page(f"[{other}]\nOnly the other outcome has text.")
     text, rendered = render_page(page, build, "9.9.9")  # no committed record to check against
-    assert "No explanation written for what torch 9.9.9 printed here" in text
-    assert "Only the other outcome has text" not in text and rendered[0].claim is None
+    assert "Not explained on torch 9.9.9" in text and f"took the outcome <code>{taken}</code>" in text
+    assert f"fg-explain {_parity.name} = unrecognised (measured: {taken})" in text
+    assert "Only the other outcome has text" not in text and rendered[0].claim is None and rendered[0].uncovered
 
 
 def test_blocks_shown_inside_other_code_blocks_are_examples_not_blocks():

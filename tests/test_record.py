@@ -95,3 +95,24 @@ def test_schema_1_records_without_the_extras_still_read(tmp_path):
     v1["snippets"][0].pop("cached")
     with pytest.raises(RecordError, match="requires cached"):  # the contract's fields are required in version 1 too
         BuildRecord.from_json(v1)
+
+
+def test_the_torch_build_is_kept_as_torch_version_prints_it(tmp_path):
+    """The build's torch is named by torch.version's own attributes (read from torch/version.py
+    without importing torch), and a record keeps them; older records, without them, still read."""
+    import torch
+
+    from fieldguide.run.execute import current_toolchain, torch_build
+
+    found = torch_build()
+    assert found["version"] == torch.__version__
+    assert found["git_version"] == torch.version.git_version
+    assert found["cuda"] == str(torch.version.cuda) and found["hip"] == str(torch.version.hip)
+    assert dict(current_toolchain().build) == found
+    build = BuildRecord("2.13.0", "3.11.7", "Linux", "now", [one_result()], found)
+    build.write(tmp_path / "r.json")
+    assert BuildRecord.read(tmp_path / "r.json").torch_build == found
+    data = json.loads((tmp_path / "r.json").read_text())
+    data.pop("torch_build")
+    (tmp_path / "old.json").write_text(json.dumps(data))
+    assert BuildRecord.read(tmp_path / "old.json").torch_build == {}

@@ -57,6 +57,23 @@ def test_one_column_per_listed_release_oldest_first_the_live_build_standing_in_f
     assert own.release == DEFAULT and own.build is live
 
 
+def test_a_live_torch_no_record_holds_gets_its_own_column_in_version_order_marked_not_recorded():
+    """`nox -s docs -- --torch 2.12.0` (a release between two listed ones): the other columns keep
+    their committed records, and the live build is a column of its own, never one of theirs."""
+    from packaging.version import Version
+
+    live = copy.copy(live_record())
+    live.torch = "2.12.0"
+    cols = releases.columns(ROOT, live)
+    assert [c.release for c in cols] == sorted({*LISTED, "2.12.0"}, key=Version)
+    (own,) = [c for c in cols if c.live]
+    assert (own.release, own.recorded, own.build) == ("2.12.0", False, live)
+    assert all(c.build is releases.read_record(releases.record_file(ROOT, c.release)) for c in cols if not c.live)
+    head = releases.matrix_table(cols, {})
+    assert '<th scope="col" data-release="2.12.0" data-live="true" data-recorded="false"' in head
+    assert "2.12.0 (this build, not recorded)" in head and head.count("(this build") == 1
+
+
 def test_a_changed_snippet_makes_its_cells_stale_never_the_old_value():
     live = live_record()
     old = copy.deepcopy(BuildRecord.read(releases.record_file(ROOT, LISTED[0])))

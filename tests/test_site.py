@@ -25,8 +25,18 @@ def test_record_contract(site_record):
 
 
 def test_landing_page_names_the_measured_torch(built_site, site_record):
+    """As torch.__version__ prints it, with its build (CPU or CUDA, git version), on the home page and in
+    every page's banner."""
+    import torch
+
     html = (built_site / "index.html").read_text()
-    assert f"This build measured torch <code>{site_record['torch']}</code>" in html
+    made = f"CUDA {torch.version.cuda}" if torch.version.cuda else "CPU"
+    assert f"This build measured torch <code>{torch.__version__}</code> ({made} build)" in html
+    for page in (built_site / "index.html", built_site / "guards" / "index.html", built_site / "gym" / "index.html"):
+        banner = page.read_text()
+        banner = banner[banner.index('<p class="fg-release"') :][:1500]
+        assert f"torch {torch.__version__}</strong>" in banner and f"({made} build, git <code" in banner
+        assert torch.version.git_version[:12] in banner
     first = next(s for s in site_record["snippets"] if s["path"] == "snippets/start/first_compile.py")
     shown = output_block(html, "python snippets/start/first_compile.py")
     assert shown == first["output"].rstrip("\n").split("\n")  # the first example's real output, in its block

@@ -340,6 +340,7 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
         except gym.DrillError as exc:
             raise _fail(str(exc)) from None
         self.render_state.uncovered = found
+        self._explained = any(explain.BLOCK_NAME in text for text in pages.values())
         if found and self.settings.strict_outcomes:
             raise _fail(
                 f"{len(found)} fact(s) took an outcome on torch {build.torch} that no text covers "
@@ -531,7 +532,7 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
             )
             for u in found:
                 log.info(f"  {u.line()}")
-        elif self.render_state.replay is None:
+        elif self.render_state.replay is None and getattr(self, "_explained", False):
             log.info(f"every explanation and drill scenario has a text for the outcome it took on torch {build.torch}")
         if settings.cache and settings.cache_max_mb > 0 and not settings.replay:
             removed = Cache(settings.cache_dir).prune(max_bytes=settings.cache_max_mb * 1024 * 1024)
