@@ -440,7 +440,7 @@ def test_each_lesson_page_prints_its_measurements_as_claims_with_evidence(live, 
             assert at >= 0, f"docs/{page} on torch {build.torch} does not print: {sentence}"
             claim_end = rendered.markdown.find('<sup class="fg-ev">', at)
             assert claim_end > at and "\n" not in rendered.markdown[at:claim_end], (page, build.torch, sentence)
-        assert "On the other releases this guide measures" in rendered.markdown
+        assert "On the releases this guide records" in rendered.markdown
 
 
 def test_lesson_five_says_so_where_the_fix_does_not_help(live):

@@ -97,6 +97,14 @@ def test_a_new_outcome_shows_the_unrecognised_text_and_is_listed_on_the_report(a
     assert sorted(listed) == sorted(name for name, _, _ in ALTERED.values())
     for _, _, url in ALTERED.values():
         assert f'href="../../{url}#' in section
+    from fieldguide.tools import diff
+
+    written = BuildRecord.read(out / "record.json").uncovered  # the record keeps the list: diff reports it
+    assert sorted(u["name"] for u in written) == sorted(listed)
+    committed = releases.read_record(releases.record_file(ROOT, "2.13.0"))
+    md = diff.to_markdown(diff.compare(committed, BuildRecord.read(out / "record.json"), ROOT / "snippets"))
+    assert "### Outcomes no text covers on torch `2.13.0+cpu` (2)" in md
+    assert all(f"`{name}`" in md for name, _, _ in ALTERED.values())
     index = (out / "index.html").read_text()
     assert (
         'href="../build/report/#outcomes-no-text-covers"' in index or "build/report/#outcomes-no-text-covers" in index

@@ -93,7 +93,7 @@ def survey(
                 answer = gym.measure(s, result)
                 if not gym.uncovered(drill, s, answer):
                     continue
-                value = answer.reason or answer.verdict
+                value = " ".join((answer.reason or answer.verdict).split())
                 out.append(
                     Uncovered(
                         "gym",

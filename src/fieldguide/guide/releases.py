@@ -182,7 +182,10 @@ def _fact_rows(cols: list[Column], snippets_dir: Path | None) -> dict[str, list[
                 cells.append(Cell(None, "stale", sources))
                 continue
             cells.append(Cell(value, "ok", sources, changed=previous is not None and value != previous))
-            previous = value
+            if (
+                col.recorded
+            ):  # a ▲ compares recorded releases (an unrecorded live column is compared, never compared to)
+                previous = value
         rows[name] = cells
     return rows
 
@@ -252,7 +255,10 @@ def gym_spoiler(cols: list[Column], rows: dict[str, list[Cell]], prefix: str = "
 def _live_label(col: Column) -> str:
     if not col.live:
         return ""
-    return " (this build)" if col.recorded else " (this build, not recorded)"
+    if col.recorded:
+        return " (this build)"
+    exact = col.build.torch_build.get("version") or col.build.torch
+    return f" (this build: torch {exact}, not recorded)"
 
 
 def _live_attrs(col: Column) -> str:
@@ -288,10 +294,20 @@ def _span(releases: list[str]) -> str:
 
 
 def history(cols: list[Column], rows: dict[str, list[Cell]], name: str) -> str:
-    """One sentence for one fact across the measured releases, from the matrix (never typed)."""
+    """One sentence for one fact across the recorded releases, from the matrix (never typed); the
+    live build of a torch no record holds is named after it, apart, never counted among them."""
     cells = rows.get(name)
     if not cells:
         return f"No measured release answers “{name}”."
+    unrecorded = [(c, cell) for c, cell in zip(cols, cells, strict=True) if not c.recorded]
+    if unrecorded:
+        keep = [i for i, c in enumerate(cols) if c.recorded]
+        told = history([cols[i] for i in keep], {name: [cells[i] for i in keep]}, name)
+        for col, cell in unrecorded:
+            exact = col.build.torch_build.get("version") or col.build.torch
+            shown = f"`{cell.value}`" if cell.state == "ok" else "no value"
+            told += f" This build (torch {exact}, not recorded): {shown}."
+        return told
     runs: list[tuple[str, list[str]]] = []
     for col, cell in zip(cols, cells, strict=True):
         if cell.state != "ok":
@@ -354,7 +370,7 @@ def across(*names: str) -> str:
     cols, rows = _matrix()
     lines = [f"    - {history(cols, rows, name)}" for name in names]
     return (
-        '??? abstract "On the other releases this guide measures"\n\n'
+        '??? abstract "On the releases this guide records"\n\n'
         + "\n".join(lines)
         + ("\n\n    Each value links from the [Across releases](../releases/) table to the output it was read from.\n")
     )

@@ -3,7 +3,8 @@
 The field names of record.json are a contract read by the diff tooling and CI:
 schema, torch, python, platform, built_at, snippets[] with path, pages, env, stdout, logs,
 exit_code, seconds, cached, normalized. (Extra fields: output, stderr, executor, digest, measured_at;
-at the top, torch_build: torch.version's build attributes as printed, absent from older records.)
+at the top, torch_build: torch.version's build attributes as printed, and uncovered: the places whose
+outcome no text covers; both absent from older records.)
 
 `schema` is the version of this shape. Version 1 (records written before the field existed,
 such as the committed tests/fixtures/records) has only the contract's fields required; version 2
@@ -143,6 +144,9 @@ class BuildRecord:
     # torch.version's build attributes as printed (version, git_version, cuda, hip, ...); {} in
     # records written before the field existed
     torch_build: dict[str, str] = field(default_factory=dict)
+    # the places whose outcome on this build no text covers (guide's Uncovered, as dicts: kind, name,
+    # page, section, anchor, outcome, value, needs); [] in records written before the field existed
+    uncovered: list[dict] = field(default_factory=list)
 
     @classmethod
     def new(
@@ -165,6 +169,7 @@ class BuildRecord:
             "platform": self.platform,
             "built_at": self.built_at,
             **({"torch_build": dict(self.torch_build)} if self.torch_build else {}),
+            **({"uncovered": list(self.uncovered)} if self.uncovered else {}),
             "snippets": [asdict(s) for s in self.snippets],
         }
 
@@ -223,7 +228,10 @@ class BuildRecord:
         build = data.get("torch_build") or {}
         if not isinstance(build, dict) or not all(isinstance(v, str) for v in build.values()):
             raise RecordError("torch_build must be an object of strings")
-        return cls(data["torch"], data["python"], data["platform"], data["built_at"], snippets, dict(build))
+        uncovered = data.get("uncovered") or []
+        if not isinstance(uncovered, list) or not all(isinstance(u, dict) for u in uncovered):
+            raise RecordError("uncovered must be a list of objects")
+        return cls(data["torch"], data["python"], data["platform"], data["built_at"], snippets, dict(build), uncovered)
 
     # -- lookup, for chapter code ------------------------------------------------------------
     def find(self, path: str, **env: str) -> SnippetResult:

@@ -27,6 +27,7 @@ their inputs), so a served page is always what a full build of the same files sh
 from __future__ import annotations
 
 import atexit
+import dataclasses
 import functools
 import hashlib
 import json
@@ -510,6 +511,7 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
     @event_priority(-100)  # after every other plugin has written its files
     def on_post_build(self, config):
         build = context.active().record
+        build.uncovered = [dataclasses.asdict(u) for u in self.render_state.uncovered]
         build.write(Path(config["site_dir"]) / record.RECORD_NAME)
         try:  # the tlparse report of every recorded trace, linked from its page
             tlparse.build_reports(build, Path(config["site_dir"]))

@@ -63,7 +63,7 @@ def release_banner(
         "recorded": recorded,
         "uncovered": uncovered,
         "live": live,
-        "measured": build.built_at[:10] if live else measured,
+        "measured": measured,  # when the outputs were made (a cache hit keeps its run's date)
         "changed": counts.get("stale", 0),
         "unverified": counts.get("unverified", 0),
         "missing": counts.get("missing", 0),

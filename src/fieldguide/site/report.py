@@ -44,7 +44,8 @@ def release_records(cols) -> str:
         if col.live and not col.recorded:
             rows.append(
                 f"| `{col.release}` | this build (not listed in `records/releases.toml`, no committed record) | "
-                f"`nox -s matrix -- {col.release}` records it |"
+                f"`nox -s matrix -- {col.release}` writes its record; listing it takes the line that command "
+                "prints, in `records/releases.toml` |"
             )
         elif col.live:
             rows.append(f"| `{col.release}` | this build | — |")
@@ -69,7 +70,8 @@ def uncovered_table(found: list, torch: str, page_url: str) -> str:
     if not found:
         return (
             f"None: every explanation and drill scenario on these pages has a text for the outcome it took on "
-            f"torch `{torch}`.\n"
+            f"torch `{torch}`, and every measured table could read its output. This checks those texts and "
+            "tables only: the prose around them is not checked against this torch.\n"
         )
     rows = [
         f"{len(found)} on torch `{torch}`. Each page shows the `unrecognised` text in its place (never the text of "

@@ -110,7 +110,7 @@ def to_markdown(report: Report, for_site: bool = False) -> str:
     o, n = report.old, report.new
     head = f"torch `{o.torch}` → `{n.torch}`" if o.torch != n.torch else f"torch `{n.torch}` on both sides"
     if not report.has_changes:
-        return f"**Generated outputs: no change** ({head}, {len(n.snippets)} snippets compared).\n"
+        return f"**Generated outputs: no change** ({head}, {len(n.snippets)} snippets compared).\n" + _uncovered(n)
     out = [f"## Generated outputs changed ({head})", ""]
     out.append(
         f"{len(report.facts)} verdict(s) or count(s) changed, {len(report.changed)} snippet output(s) changed, "
@@ -146,7 +146,32 @@ def to_markdown(report: Report, for_site: bool = False) -> str:
                     for text in d.parts.values():
                         out += [_fence(text), ""]
                     out += ["</details>", ""]
-    return "\n".join(out).rstrip() + "\n"
+    return "\n".join(out).rstrip() + "\n" + _uncovered(n)
+
+
+def _uncovered(build: BuildRecord) -> str:
+    """The places whose outcome on the new build no text covers (the build's own list, in its record):
+    what a torch bump leaves unexplained."""
+    found = build.uncovered
+    if not found:
+        return ""
+    cell = lambda v: "`" + str(v).replace("`", "'").replace("|", "\\|") + "`"  # noqa: E731
+    out = [
+        "",
+        f"### Outcomes no text covers on torch `{build.torch}` ({len(found)})",
+        "",
+        "Each page shows the `unrecognised` text there; the text goes where the last column says.",
+        "",
+        "| fact or scenario | page, section | outcome | value measured | text needed in |",
+        "|---|---|---|---|---|",
+    ]
+    for u in found:
+        where = u.get("page", "") + (f" § {u['section']}" if u.get("section") else "")
+        out.append(
+            f"| {cell(u.get('name', ''))} | {where.replace('|', '/')} | {cell(u.get('outcome', ''))} | "
+            f"{cell(str(u.get('value', ''))[:200])} | {cell(u.get('needs', ''))} |"
+        )
+    return "\n".join(out) + "\n"
 
 
 _TEMPLATES = Environment(

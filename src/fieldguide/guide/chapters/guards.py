@@ -417,7 +417,8 @@ def backend_reason(ambient_run: SnippetResult, anatomy: SnippetResult) -> Measur
     slots = {
         "reason": Derived(reason, shorten(reason, 160)),
         "n": Derived(len(reasons)),
-        "more": Derived(len(reasons), f" (the first of {len(reasons)} failure lines)" if len(reasons) > 1 else ""),
+        # the words themselves (an empty string for one line: a count as the value would print "1")
+        "more": Derived(more := f" (the first of {len(reasons)} failure lines)" if len(reasons) > 1 else "", more),
     }
     if printed is not None:
         return Measured(reason, ev + (guard_ev(anatomy, printed),), "a printed backend check failed", slots)
