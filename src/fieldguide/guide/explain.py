@@ -143,12 +143,32 @@ def _read_texts(body: list[str], block: Block) -> None:
 
 
 # -- evaluating a fact's outcome on a record ----------------------------------------------------
+# outcome_on per record object: the build's check (every block against every committed record,
+# page by page), the survey and the pages ask for the same facts of the same records; the
+# committed records are the same objects from one build (and serve rebuild) to the next, while a
+# new live record starts afresh. Each entry pins its record, so an id is never reused for another.
+_MEMO: dict[int, tuple[BuildRecord, dict]] = {}
+_MEMO_RECORDS = 20
+
+
 def outcome_on(f: Fact, build: BuildRecord) -> Measured | None:
     """The fact measured on `build`, with its outcome; None when the record lacks a run it reads.
 
     A measurement that raises, or names an outcome the fact did not declare, is `unrecognised`
     (its value is the reason, for the build's messages), never the nearest known outcome.
     """
+    hit = _MEMO.get(id(build))
+    if hit is None or hit[0] is not build:
+        hit = _MEMO[id(build)] = (build, {})
+        while len(_MEMO) > _MEMO_RECORDS:
+            _MEMO.pop(next(iter(_MEMO)))
+    found = hit[1]
+    if f.name not in found or found[f.name][0] is not f:
+        found[f.name] = (f, _outcome_on(f, build))
+    return found[f.name][1]
+
+
+def _outcome_on(f: Fact, build: BuildRecord) -> Measured | None:
     try:
         results = [r.find(build) for r in f.runs]
     except LookupError:
