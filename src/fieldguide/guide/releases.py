@@ -262,7 +262,7 @@ def _live_label(col: Column) -> str:
 
 
 def _live_attrs(col: Column) -> str:
-    if not col.live:
+    if not col.live or col.recorded:
         return ""
     exact = col.build.torch_build.get("version") or col.build.torch
     return f' data-live="true" data-recorded="{str(col.recorded).lower()}" title="torch {html.escape(exact)}, run by this build"'
