@@ -116,7 +116,7 @@ def run_key(job, snippets_dir: Path = ROOT / "snippets") -> str:
     from fieldguide.run.execute import current_toolchain, job_key
 
     toolchain = current_toolchain()
-    return job_key(job, snippets_dir, Toolchain(toolchain.torch, toolchain.python, reader()))
+    return job_key(job, snippets_dir, Toolchain(toolchain.torch, toolchain.python, reader(), toolchain.build))
 
 
 def split(jobs: list, reference: dict, snippets_dir: Path = ROOT / "snippets") -> tuple[list, list]:

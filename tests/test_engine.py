@@ -131,6 +131,12 @@ def test_cache_key_covers_torch_python_env_and_local_imports(scratch):
     assert key != cache_key(
         "print(1)", {"helpers.py": "X = 1"}, {"TORCH_LOGS": "guards"}, Toolchain("2.13.0", "3.11.7", "0")
     )
+    # two builds of one version number (a CPU and a CUDA wheel; two local builds) are two toolchains
+    cpu = Toolchain("2.13.0", "3.11.7", build=(("cuda", "None"), ("git_version", "a")))
+    cuda = Toolchain("2.13.0", "3.11.7", build=(("cuda", "12.6"), ("git_version", "a")))
+    other = Toolchain("2.13.0", "3.11.7", build=(("cuda", "None"), ("git_version", "b")))
+    keys = {cache_key("print(1)", {}, {}, t) for t in (base, cpu, cuda, other)}
+    assert len(keys) == 4
 
 
 def test_editing_an_imported_local_module_reexecutes_its_importer(scratch, warm):

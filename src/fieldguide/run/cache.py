@@ -53,12 +53,13 @@ def cache_key(source: str, imports: dict[str, str], env: dict[str, str], toolcha
         "engine": toolchain.engine,
         "torch": toolchain.torch,
         "python": toolchain.python,
-        "build": [list(kv) for kv in toolchain.build],
         "path": path,
         "source": source,
         "imports": sorted(imports.items()),
         "env": sorted(env.items()),
     }
+    if toolchain.build:  # (a key made without a torch build to name keeps its earlier form)
+        material["build"] = [list(kv) for kv in toolchain.build]
     return hashlib.sha256(json.dumps(material, sort_keys=True).encode()).hexdigest()
 
 
