@@ -297,6 +297,15 @@ def test_the_torch_column_names_this_build_once(indexes):
     assert "this build" not in index.texts["other"].text  # it also lists what only other releases printed
 
 
+def test_a_build_no_record_holds_is_named_not_recorded(indexes):
+    import dataclasses
+
+    rec, _ = indexes["2.13.0"]
+    index = messages.index_for(dataclasses.replace(rec, torch="2.12.0"), ROOT)  # no records/torch-2.12.0
+    page = messages.render(index) + messages.counts_table(index)
+    assert "2.12.0 (this build, not recorded)" in page and "2.12.0 (this build)" not in page
+
+
 def test_the_page_explains_every_kind_the_index_shows_and_no_other(indexes):
     """What a kind means is written in docs/messages.md, one heading {#kind-ID} per kind a release printed or a
     cause of the paste box names; the build fails when a kind shown has no text there, and messages.py holds

@@ -32,7 +32,7 @@ from ..run.fences import find_fences
 from ..run.record import BuildRecord, requested_channels
 from . import gym
 from .links import relative_link
-from .releases import read_record
+from .releases import read_record, record_file
 
 PAGE_URL = "messages/"
 
@@ -647,6 +647,7 @@ class Index:
     kinds: dict[str, Section] = field(default_factory=dict)  # kind id -> the section that teaches it
     texts: dict[str, KindText] = field(default_factory=dict)  # kind id -> what the page says it means
     causes: dict[str, Section] = field(default_factory=dict)  # cause id -> its section (the causes in use)
+    recorded: bool = True  # the build's release has a committed record (False: a torch the guide never saw)
 
 
 def find_section(docs_dir: Path, ref: str) -> Section | None:
@@ -711,6 +712,7 @@ def build_index(build: BuildRecord, root: Path, docs_dir: Path, page_urls: dict[
         kind_sections(docs_dir),
         kind_texts(docs_dir),
         cause_sections(docs_dir),
+        recorded=record_file(root, build.torch.split("+")[0]).exists(),
     )
 
 
@@ -746,9 +748,13 @@ def _version(release: str) -> list[int]:
     return [int(x) for x in re.findall(r"\d+", release.split("+")[0])[:3]]
 
 
-def _releases_text(msg: Message, torch: str) -> str:
+def _this_build(index: Index) -> str:
+    return " (this build)" if index.recorded else " (this build, not recorded)"
+
+
+def _releases_text(msg: Message, index: Index) -> str:
     releases = sorted({r for rs in msg.snippets.values() for r in rs}, key=_version)
-    return ", ".join(r.split("+")[0] + (" (this build)" if r == torch else "") for r in releases)
+    return ", ".join(r.split("+")[0] + (_this_build(index) if r == index.torch else "") for r in releases)
 
 
 def specificity(pattern: str) -> tuple[int, int]:
@@ -774,7 +780,7 @@ def data(index: Index, page_url: str = PAGE_URL) -> dict:
             "role": m.role,
             "sections": [{"title": s.title, "href": _link(s, page_url)} for s in secs[:3]],
             "snippets": [{"path": p, "href": relative_link(page_url, p)} for p in sorted(m.snippets)][:3],
-            "releases": _releases_text(m, index.torch),
+            "releases": _releases_text(m, index),
         }
         patterns.append({**entry, "re": m.regex, "pattern": m.pattern})
         for part in m.parts:
@@ -874,7 +880,7 @@ def payload(index: Index, page_url: str = PAGE_URL) -> str:
 def counts_table(index: Index) -> str:
     """How many patterns this build printed, and how many only the other releases printed (or worded so)."""
     here = sum(m.here for m in index.messages)
-    rows = [[f"torch {index.torch.split('+')[0]} (this build)", str(here)]]
+    rows = [[f"torch {index.torch.split('+')[0]}{_this_build(index)}", str(here)]]
     if index.releases:
         others = ", ".join(r.split("+")[0] for r in index.releases)
         rows.append([f"only the other releases ({others})", str(len(index.messages) - here)])
@@ -911,7 +917,7 @@ def kind_table(index: Index, kind_id: str, page_url: str = PAGE_URL) -> str:
         out.append(
             f'<tr id="m{i + 1}" data-kind="{e(m.kind.id)}"><td><code>{e(m.pattern)}</code><br>'
             f'<span class="fg-role">{ROLE_LABEL[m.role]}</span>{parts}</td>'
-            f"<td>{where}</td><td>{snips}</td><td>{e(_releases_text(m, index.torch))}</td></tr>"
+            f"<td>{where}</td><td>{snips}</td><td>{e(_releases_text(m, index))}</td></tr>"
         )
     out.append("</tbody></table></div>")
     return "\n".join(out) + "\n"
