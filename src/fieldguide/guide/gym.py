@@ -304,9 +304,28 @@ def _unlogged(entries: tuple[Entry, ...]) -> tuple[str, str, tuple[tuple[str, st
 _EMPTY_REASON = re.compile(r"^(?:\d+/\d+:)?\s*$")  # `- 0/0:` with nothing after it (its space stripped or not)
 
 
+# A scenario's answer on one result, kept: the committed records are the same objects from one build
+# (and `mkdocs serve` rebuild) to the next, and the reveal check measures every scenario on every
+# record each time. Each entry pins its result, so an id is never taken for another object's.
+_ANSWERS: dict[tuple[Scenario, int], tuple[SnippetResult, Answer]] = {}
+_ANSWERS_KEPT = 4096
+
+
 def measure(scenario: Scenario, result: SnippetResult | None) -> Answer:
     if result is None:
         raise DrillError(f"scenario {scenario.id!r}: snippets/{scenario.snippet} has no measurement in this build")
+    key = (scenario, id(result))
+    hit = _ANSWERS.get(key)
+    if hit is not None and hit[0] is result:
+        return hit[1]
+    answer = _measure(scenario, result)
+    _ANSWERS[key] = (result, answer)
+    while len(_ANSWERS) > _ANSWERS_KEPT:
+        _ANSWERS.pop(next(iter(_ANSWERS)))
+    return answer
+
+
+def _measure(scenario: Scenario, result: SnippetResult) -> Answer:
     before = re.search(r"^before:\s*(\d+)\s*$", result.stdout, re.M)
     after = re.search(r"^after:\s*(\d+)\s*$", result.stdout, re.M)
     if not before or not after:

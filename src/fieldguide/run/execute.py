@@ -13,6 +13,7 @@ folder or machine produced it.
 from __future__ import annotations
 
 import ast
+import functools
 import os
 import re
 import sys
@@ -91,6 +92,7 @@ def _now() -> str:
 
 
 # -- portable cache entries -------------------------------------------------------------------
+@functools.lru_cache(maxsize=1)  # (the interpreter's installation does not move while it runs)
 def _machine_paths() -> list[tuple[str, str]]:
     """(path of this machine, placeholder) for the interpreter's installation, longest first."""
     pairs = {

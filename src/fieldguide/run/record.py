@@ -15,6 +15,7 @@ load with a RecordError naming the file, the snippet and the field: nothing is s
 from __future__ import annotations
 
 import base64
+import functools
 import gzip
 import json
 import os
@@ -131,7 +132,12 @@ def result_from_run(
 
 def _relative_paths(text: str, root) -> str:
     """Show paths inside the repository as a reader who runs from its root would see them."""
-    return text.replace(str(Path(root).resolve()) + "/", "") if root else text
+    return text.replace(_resolved(str(root)) + "/", "") if root else text
+
+
+@functools.lru_cache(maxsize=8)
+def _resolved(root: str) -> str:
+    return str(Path(root).resolve())
 
 
 @dataclass

@@ -17,6 +17,7 @@ Flat format (torch 2.2-2.3)::
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -143,8 +144,14 @@ def parse_dump(dump: str) -> list[Guard]:
 
 
 def parse_guards_log(text: str) -> list[list[Guard]]:
-    """Every dump in a guards channel, parsed; one list per compiled entry."""
-    return [parse_dump(d) for d in split_dumps(text)]
+    """Every dump in a guards channel, parsed; one list per compiled entry (new lists on every call)."""
+    return [list(dump) for dump in _parsed_log(text)]
+
+
+@functools.lru_cache(maxsize=2048)
+def _parsed_log(text: str) -> tuple[tuple[Guard, ...], ...]:
+    # by the text itself: the pages, the drills and the survey parse the same logs many times
+    return tuple(tuple(parse_dump(d)) for d in split_dumps(text))
 
 
 # -- the tensor check ------------------------------------------------------------------------
