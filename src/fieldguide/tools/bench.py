@@ -160,6 +160,14 @@ def run_build(site: Path, out: Path, env: dict[str, str], command: list[str] | N
     return {"seconds": round(seconds, 2), "peak_mb": round(peak / 1024), "log": output.strip().splitlines()[-1:]}
 
 
+def serve_log() -> Path:
+    """Where the serve measurement's `mkdocs serve` writes its output: kept after the run (its
+    temporary site is not), so a failure can be read."""
+    path = ROOT / "build" / "bench" / "serve.log"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return path
+
+
 def copy_site(dest: Path) -> Path:
     for name in ("docs", "snippets", "overrides", "records"):  # records: the releases publish renders
         if (ROOT / name).is_dir():
@@ -210,7 +218,7 @@ def main(argv: list[str] | None = None) -> int:
                 site,
                 {**cache, "FIELDGUIDE_EXECUTOR": "warm"},
                 args.serve_edits,
-                Path(tmp) / "serve.log",
+                serve_log(),
                 loaded=not args.quiet_only,
             )
             print("\n".join(bench_serve.report_lines(serve)))
@@ -249,7 +257,7 @@ def main(argv: list[str] | None = None) -> int:
                 site,
                 {**cache, "FIELDGUIDE_EXECUTOR": "warm"},
                 args.serve_edits,
-                Path(tmp) / "serve.log",
+                serve_log(),
                 loaded=not args.quiet_only,
             )
     baseline = results[f"one copy per release, from records ({len(releases)})"]["seconds"]
