@@ -45,6 +45,10 @@ def _releases() -> tuple[str, list[str]]:
 
 
 DEFAULT_TORCH, RELEASES = _releases()
+# The versions of torch's dependencies (and numpy) in the default environment: the committed fresh
+# runs of the fidelity test are keyed on them, so a new release of one on the registry must not
+# change them behind the fixture's back (the test would then run every snippet fresh again).
+DEFAULT_PINS = ROOT / "tests" / "default-torch-deps.txt"
 
 
 # A release as the package registry names it: 2.12.0, 2.16.0rc1, 2.16.0.dev20261201, 2.13.0+cpu
@@ -170,7 +174,13 @@ def torch_python(
     """The interpreter of the environment for one torch release, made (or refreshed) on demand."""
     check_torch_version(session, version)
     wanted = [f"torch=={version}", _numpy_spec(version), "-e", f"{ROOT}{extras}"]
-    return _environment(session, venv_dir(version), _project_hash(version, extras), wanted, env=env, use_uv=use_uv)
+    pins = ""
+    if version == DEFAULT_TORCH and DEFAULT_PINS.exists():  # the default build's torch dependencies, pinned
+        wanted = ["-c", str(DEFAULT_PINS), *wanted]
+        pins = DEFAULT_PINS.read_text(encoding="utf-8")
+    return _environment(
+        session, venv_dir(version), _project_hash(version, extras, pins), wanted, env=env, use_uv=use_uv
+    )
 
 
 _WHEEL = re.compile(r"torch-(?P<version>[^-]+)-[^-]+-[^-]+-[^-]+\.whl")

@@ -64,3 +64,19 @@ def test_the_key_covers_how_a_fresh_run_is_made_and_what_torch_brings():
     versions = dict(material["versions"])
     for name in ("torch", "numpy", "sympy", "mpmath", "jinja2", "markupsafe"):  # mpmath, markupsafe: theirs
         assert versions.get(name) == metadata.version(name), name
+
+
+def test_the_default_environment_has_the_pinned_dependency_versions():
+    """The fresh runs' keys hold the versions of torch's dependencies: the default environment
+    installs them from tests/default-torch-deps.txt, so a fresh machine computes the same keys."""
+    import re
+
+    pins = {}
+    for line in (ROOT / "tests" / "default-torch-deps.txt").read_text().splitlines():
+        line = line.split("#")[0].strip()
+        if line:
+            name, _, version = line.partition("==")
+            pins[re.sub(r"[-_.]+", "-", name).lower()] = version
+    installed = dict(fresh.reader_material()["versions"])
+    assert {k: installed.get(k) for k in pins} == pins
+    assert set(installed) - {"torch"} <= set(pins), "a dependency of torch the pins do not hold"
