@@ -11,6 +11,7 @@ Renders only: reads records, never executes.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import html
 import tomllib
@@ -63,6 +64,32 @@ def committed(root: Path) -> list[tuple[str, BuildRecord]]:
     """(release, its committed record) for every listed release that has one, oldest first."""
     _, listed = releases_list(root)
     return [(r, read_record(record_file(root, r))) for r in listed if record_file(root, r).exists()]
+
+
+_CURRENT: dict[tuple, tuple[BuildRecord, BuildRecord]] = {}
+
+
+def current(root: Path, live: BuildRecord) -> list[tuple[str, BuildRecord]]:
+    """committed(root), each record without the entries that are stale against `live` (their
+    snippet changed since the release was measured): what the checks of texts hold each release to.
+    A stale entry measured the snippet as it was, so no text of today's page is judged by it; until
+    `nox -s matrix` measures it again, that release simply has no measurement of it."""
+    today = {_key(s): s.digest for s in live.snippets}
+    out = []
+    for release, build in committed(root):
+        stale = frozenset(_key(s) for s in build.snippets if _key(s) in today and s.digest != today[_key(s)])
+        if not stale:
+            out.append((release, build))
+            continue
+        key = (id(build), stale)
+        hit = _CURRENT.get(key)
+        if hit is None or hit[0] is not build:  # (the entry pins the record: its id is not reused)
+            kept = [s for s in build.snippets if _key(s) not in stale]
+            hit = _CURRENT[key] = (build, dataclasses.replace(build, snippets=kept))
+            while len(_CURRENT) > 32:
+                _CURRENT.pop(next(iter(_CURRENT)))
+        out.append((release, hit[1]))
+    return out
 
 
 @functools.lru_cache(maxsize=32)

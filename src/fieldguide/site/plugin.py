@@ -235,7 +235,7 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
         if getattr(self, "_explain_for", None) is not build:
             # every outcome a committed record took needs its text (the build fails without it); what
             # this build alone took without a text shows the `unrecognised` text, listed by the survey
-            self._explain_records = releases.committed(self.settings.root) if self._has_releases() else []
+            self._explain_records = releases.current(self.settings.root, build) if self._has_releases() else []
             self._explain_for = build
         try:
             markdown, _ = explain.render_blocks(markdown, build, build.torch, self._explain_records)
