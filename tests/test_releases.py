@@ -274,3 +274,23 @@ def test_each_column_of_the_built_table_is_its_own_releases_measurement(built_si
                 differ += unescape(m.group(1)) != live_value
     assert compared > 100, compared
     assert differ > 10, f"only {differ} values differ from the live build's: the columns are not told apart"
+
+
+def test_the_text_checks_hold_a_release_only_to_its_current_entries(tmp_path):
+    """releases.current drops the entries a snippet edit made stale (their outputs answer for the
+    old source); the others, and a record with none, stay the very same objects."""
+    import dataclasses
+    import shutil
+
+    (tmp_path / "records").mkdir()
+    shutil.copy(ROOT / "records" / "torch-2.2.2.json.gz", tmp_path / "records")
+    (tmp_path / "records" / "releases.toml").write_text('default = "2.2.2"\nreleases = ["2.2.2"]\n')
+    old = BuildRecord.read(tmp_path / "records" / "torch-2.2.2.json.gz")
+    live = dataclasses.replace(old, snippets=[dataclasses.replace(s) for s in old.snippets])
+    assert releases.current(tmp_path, live)[0][1] is releases.committed(tmp_path)[0][1]
+    live.snippets[0].digest = "0" * 16  # today's source of that snippet differs from the measured one
+    ((_, pruned),) = releases.current(tmp_path, live)
+    assert len(pruned.snippets) == len(old.snippets) - 1
+    edited = (live.snippets[0].path, live.snippets[0].env)
+    assert edited not in [(s.path, s.env) for s in pruned.snippets]
+    assert releases.current(tmp_path, live)[0][1] is pruned  # kept for as long as nothing changes
