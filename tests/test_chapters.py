@@ -547,3 +547,43 @@ def test_backend_normaliser_sets_aside_ids_addresses_line_numbers_and_entry_ids(
     assert cap.normalize_guard_line("- 0/0: tensor 'x' size mismatch") == "tensor 'x' size mismatch"
     assert cap.normalize_guard_line("BACKEND_MATCH (id=0x7f00aa11bb20)") == "BACKEND_MATCH (id=<addr>)"
     assert cap.normalize_guard_line("L['alpha'] == 2.0") != cap.normalize_guard_line("L['alpha'] == 3.0")
+
+
+def test_dynamic_true_cases_follow_each_release_and_name_the_guard_alone():
+    """2.2.2 has no range for mark_dynamic and no allow_unspec_int_on_nn_module; 2.8.0 prints a hint
+    after the guard without a `#` (the slot is the guard alone); 2.13.0 has both settings."""
+    old = current("2.2.2", dyn.STILL, dyn.REMEDIES)
+    mid = current("2.8.0", dyn.STILL, dyn.REMEDIES)
+    new = current("2.13.0", dyn.STILL, dyn.REMEDIES)
+    by = {f.name: f for f in [*dyn.STILL_FACTS, dyn.still_range_marked, *dyn.REMEDY_FACTS]}
+    ranged = "dynamic=True: a size outside mark_dynamic's range, not marked"
+    assert by[ranged].on(old).outcome == "a range refused"
+    assert by[ranged].on(new).outcome == "compiles again"
+    assert "max" not in str(by[ranged].on(old).slots.get("guard", ""))
+    assert by["dynamic=True: a size outside mark_dynamic's range, marked"].on(new).outcome == "raised"
+    unspec = "dynamic=True remedy: allow_unspec_int_on_nn_module"
+    assert by[unspec].on(old).outcome == "not in this torch" and by[unspec].on(new).outcome == "one graph"
+    # 2.2.2 compiles one graph for k = 2, 3, 4 and returns the first k's results: the page says so
+    assert by["dynamic=True: an int module attribute"].on(old).outcome == "one graph"
+    assert dyn.still_attribute_results.on(old).outcome == "stale values"
+    assert dyn.still_attribute_results.on(new).outcome == "as eager"
+    attribute = by["dynamic=True: an int module attribute"].on(mid)
+    assert attribute.outcome == "a graph per value" and attribute.slots["guard"] == "self.k == 2"
+    for build in (old, mid, new):
+        rows = plain(dyn.still_table(dyn.STILL.find(build)))
+        assert "140" not in rows  # no object id
+        assert rows.count("\n") == 2 + len(dyn.STILL_CASES) + 1  # header, rule, one row per case
+        assert "HINT" not in rows
+
+
+def test_the_limit_cases_say_what_ran_compiled_and_what_raised():
+    """At a limit of 2 the static run leaves 2 of its 4 calls uncompiled on every release measured;
+    where the setting that raises exists, each call past the limit raises (both are named)."""
+    for release in ("2.2.2", "2.13.0"):
+        build = current(release, dyn.LIMIT_REMEDIES)
+        by = {f.name: f.on(build) for f in dyn.LIMIT_FACTS}
+        assert by["limits: the limit as it stands"].outcome == "calls ran uncompiled"
+        assert by["limits: mark_dynamic"].outcome == "every call compiled"
+    new = {f.name: f.on(current("2.13.0", dyn.LIMIT_REMEDIES)) for f in dyn.LIMIT_FACTS}
+    raised = new["limits: a setting that raises at the limit"]
+    assert raised.outcome == "raised" and str(raised.slots["raised_at"]) == "`rows=4` and `rows=5`"

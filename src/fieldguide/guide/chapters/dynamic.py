@@ -560,3 +560,350 @@ def stance_available(result: SnippetResult) -> Measured:
             "final_n": str(final[1]),
         },
     )
+
+
+# -- 6. when dynamic=True still recompiles -------------------------------------------------------
+STILL = run("dynamic/still_recompiles.py", "recompiles")
+REMEDIES = run("dynamic/still_remedies.py", "recompiles")
+
+# (what the fact is about, the label the snippet prints for it, its calls when a graph per call
+# with a guard on one value is an outcome of its own; 0 where it is not)
+STILL_CASES = (
+    ("a str", "str: 'sum', 'mean'", 0),
+    ("a bool", "bool: True, False", 0),
+    ("an enum", "enum: Mode.SUM, Mode.MEAN", 0),
+    ("an int in a dict", "dict value: 2, 3", 0),
+    ("an int in a config object", "config object: scale 2, 3", 0),
+    ("an int", "int: 2, 3, 4", 0),
+    ("an int of 0 and 1", "int: 0, 1, 2", 3),
+    ("an int in an if", "int in an if: 3, 4, 1", 3),
+    ("an int in range()", "int in range(n): 2, 3, 4", 3),
+    ("an int module attribute", "module attribute: k = 2, 3, 4", 3),
+    ("a transposed input", "contiguous, then transposed", 0),
+    ("an expanded input", "contiguous, then expanded", 0),
+    ("a size of 1", "rows: 4, then 1", 0),
+    ("a size outside mark_dynamic's range, not marked", "range 2..8: rows=16, not marked", 0),
+)
+# (what the remedy is, the label it prints, the line it prints where this torch lacks it, the case
+# of still_recompiles.py it changes)
+REMEDY_CASES = (
+    ("a bool as a tensor", "bool as a tensor: True, False", "", "bool: True, False"),
+    ("an int without the loop", "int without the loop: 2, 3, 4", "", "int in range(n): 2, 3, 4"),
+    (
+        "allow_unspec_int_on_nn_module",
+        "allow_unspec_int_on_nn_module: k = 2, 3, 4",
+        "allow_unspec_int_on_nn_module: not in",
+        "module attribute: k = 2, 3, 4",
+    ),
+    ("a module int in a buffer", "k in a buffer: 2, 3, 4", "", "module attribute: k = 2, 3, 4"),
+    (
+        "a transposed input made contiguous",
+        "transposed, .contiguous() at the call",
+        "",
+        "contiguous, then transposed",
+    ),
+    ("an expanded input made contiguous", "expanded, .contiguous() at the call", "", "contiguous, then expanded"),
+    ("a size of 1 marked unbacked", "rows 4, then 1, marked unbacked", "mark_unbacked: not in", "rows: 4, then 1"),
+    ("a wider mark_dynamic range", "range 2..32: rows 4, 6, 16", "", "range 2..8: rows=16, not marked"),
+)
+REMEDY_OUTCOMES = ("one graph", "compiles again", "raised", "not in this torch", "a range refused")
+_RANGED = ("range 2..8", "range 2..32")
+_VALUE_GUARD = re.compile(r"==\s*-?\d+$")  # a guard on one value of an int (`n == 2`, `L['n'] == 0`)
+_OBJ_ID = re.compile(r"(___check_obj_id\(.+?), \d+\)(?:, type=<class '[^']*'>)?")
+
+
+def _step_lines(result: SnippetResult) -> dict[str, int]:
+    """label -> the index of its line in the run's output (where a step's log ends)."""
+    lines = result.output.splitlines()
+    return {m.group("label").strip(): i for i, ln in enumerate(lines) if (m := re.match(STEP_RE, ln))}
+
+
+def _raised(result: SnippetResult, label: str) -> re.Match | None:
+    return re.search(rf"^{re.escape(label)} raised (\w+): (.*)$", result.output, re.M)
+
+
+def _guard_slot(guard: str) -> object:
+    """The guard as a slot: verbatim, or without the object id (and type) an identity check prints."""
+    shown = _OBJ_ID.sub(r"\1, …)", guard)
+    return guard if shown == guard else Derived(guard, shown)
+
+
+def _case(result: SnippetResult, label: str, since: str = "", served: str = "one graph", calls: int = 0) -> Measured:
+    """The graphs one case of a counting snippet compiled, and the first guard its calls failed.
+
+    `since`: the case continues the calls of that step (its new graphs are counted from there, and
+    a call that compiled none has the outcome `served`). `calls`: a graph for each of that many
+    calls, with a guard on one value failing, is the outcome `a graph per value`."""
+    raised = _raised(result, label)
+    if raised:
+        ev = line_of(result, f"{label} raised")
+        slots = {"error": raised.group(1), "message": Derived(raised.group(2), shorten(raised.group(2), 160))}
+        return Measured("raised", (ev,), "raised", slots)
+    found = {s["label"]: s for s in attribute_to_steps(result.output, STEP_RE)}
+    if label not in found:
+        raise LookupError(f"{result.path} printed no line for {label!r}")
+    step = found[label]
+    new = step["graphs"] - (found[since]["graphs"] if since else 1)  # graphs beyond the first (or since)
+    evidence = [line_of(result, label + " ")]
+    slots: dict[str, object] = {"n": Derived(step["graphs"], plural(step["graphs"], "graph"))}
+    failures = [f for r in step["recompiles"] for f in r.failures if f.reason.strip()]
+    if new == 0 and not failures:
+        return Measured(step["graphs"], tuple(evidence), served, slots)
+    if not failures:
+        raise ValueError(f"{label}: {new} more graphs and no guard failure logged")
+    if new < 1:
+        raise ValueError(f"{label}: a guard failure logged and no new graph")
+    lines = _step_lines(result)
+    before = [i for lab, i in lines.items() if i < lines[label]]
+    # the guard itself: without a hint torch may append after a run of spaces (no `#` before it)
+    guard = re.split(r"\s{2,}|\s+\(HINT:", failures[0].reason.strip())[0]
+    evidence.insert(0, line_of(result, guard[:80], after=max(before, default=0)))
+    slots["guard"] = _guard_slot(guard)
+    if calls and step["graphs"] == calls and _VALUE_GUARD.search(guard):
+        return Measured(step["graphs"], tuple(evidence), "a graph per value", slots)
+    return Measured(step["graphs"], tuple(evidence), "compiles again", slots)
+
+
+_RANGE_FIRST = "range 2..8: rows=4, marked"
+
+
+def _range_refused(result: SnippetResult, label: str = "") -> Measured | None:
+    """The first call with a ranged mark raised: this torch's mark_dynamic took no range here (the
+    graphs `label`, a call without the mark, compiled are kept as the slot `n`)."""
+    raised = _raised(result, _RANGE_FIRST)
+    if raised is None:
+        return None
+    evidence = [line_of(result, f"{_RANGE_FIRST} raised")]
+    slots: dict[str, object] = {
+        "error": raised.group(1),
+        "message": Derived(raised.group(2), shorten(raised.group(2), 160)),
+    }
+    step = next((s for s in attribute_to_steps(result.output, STEP_RE) if s["label"] == label), None)
+    if step is not None:
+        evidence.append(line_of(result, label + " "))
+        slots["n"] = Derived(step["graphs"], plural(step["graphs"], "graph"))
+    return Measured("a range refused", tuple(evidence), "a range refused", slots)
+
+
+def _still_fact(kind: str, label: str, calls: int):
+    ranged = label.startswith(_RANGED)
+    since = "range 2..8: rows=6, marked" if ranged else ""
+    served = "served by the entry" if since else "one graph"
+    outcomes = (served, "compiles again", "raised")
+    outcomes += ("a range refused",) if ranged else ()
+    outcomes += ("a graph per value",) if calls else ()
+
+    @fact(f"dynamic=True: {kind}", STILL, show=str, outcomes=outcomes)
+    def measure(result: SnippetResult) -> Measured:
+        refused = _range_refused(result, label) if ranged else None
+        return refused or _case(result, label, since, served, calls)
+
+    return measure
+
+
+STILL_FACTS = [_still_fact(kind, label, calls) for kind, label, calls in STILL_CASES]
+
+
+@fact(
+    "dynamic=True: a size outside mark_dynamic's range, marked",
+    STILL,
+    show=str,
+    outcomes=("raised", "compiles again", "served by an entry", "a range refused"),
+)
+def still_range_marked(result: SnippetResult) -> Measured:
+    label = "range 2..8: rows=16, marked"
+    return _range_refused(result) or _case(result, label, "range 2..8: rows=16, not marked", "served by an entry")
+
+
+_RESULTS = re.compile(
+    r"^module attribute: compiled returned \[(?P<got>[^\]]*)\] \(eager: \[(?P<want>[^\]]*)\]\)$", re.M
+)
+
+
+@fact("dynamic=True: the module attribute's results", STILL, show=str, outcomes=("as eager", "stale values"))
+def still_attribute_results(result: SnippetResult) -> Measured:
+    m = _RESULTS.search(result.stdout)
+    if not m:
+        raise LookupError(f"{result.path} printed no results for the module attribute")
+    ev = (line_of(result, "module attribute: compiled returned"),)
+    slots = {"got": f"[{m.group('got')}]", "want": f"[{m.group('want')}]"}
+    return Measured(m.group("got"), ev, "as eager" if m.group("got") == m.group("want") else "stale values", slots)
+
+
+def _remedy_fact(kind: str, label: str, absent: str):
+    @fact(f"dynamic=True remedy: {kind}", REMEDIES, show=str, outcomes=REMEDY_OUTCOMES)
+    def measure(result: SnippetResult) -> Measured:
+        if absent and absent in result.stdout:
+            ev = line_of(result, absent)
+            return Measured("not in this torch", (ev,), "not in this torch", {"line": ev.line})
+        m = _case(result, label)
+        if label.startswith(_RANGED) and m.outcome == "raised" and "min" in str(m.slots.get("message", "")):
+            return Measured("a range refused", m.evidence, "a range refused", m.slots)
+        return m
+
+    return measure
+
+
+REMEDY_FACTS = [_remedy_fact(kind, label, absent) for kind, label, absent, _ in REMEDY_CASES]
+
+
+def _graphs_cell(m: Measured) -> str:
+    marks = markers_for(list(m.evidence))
+    if m.outcome == "not in this torch":
+        return "not in this torch" + marks
+    if m.outcome in ("raised", "a range refused"):
+        shown = f"raised {code(str(m.slots['error']))}"
+        if m.outcome == "a range refused":
+            shown = f"{m.slots['n']}; the ranged mark raised {code(str(m.slots['error']))}" if "n" in m.slots else shown
+        return shown + marks
+    return str(m.value) + marks
+
+
+def _guard_cell(m: Measured) -> str:
+    if "guard" in m.slots:
+        return code(str(m.slots["guard"]))
+    if m.outcome in ("raised", "a range refused"):
+        return code(f"{m.slots['error']}: {m.slots['message']}")
+    return "none"
+
+
+@page_table
+def still_table(result: SnippetResult) -> str:
+    rows = []
+    for f, (_, label, _) in zip(STILL_FACTS, STILL_CASES, strict=True):
+        m = f.measure(result)
+        rows.append([code(label), _graphs_cell(m), _guard_cell(m)])
+    m = still_range_marked.measure(result)
+    rows.append([code("range 2..8: rows=16, marked"), _graphs_cell(m), _guard_cell(m)])
+    return table(["case", "graphs", "first guard that failed, or the error"], rows, "-r-")
+
+
+@page_table
+def remedies_table(still: SnippetResult, remedies: SnippetResult) -> str:
+    cases = {label: f for f, (_, label, _) in zip(STILL_FACTS, STILL_CASES, strict=True)}
+    rows = []
+    for f, (_, label, _, case) in zip(REMEDY_FACTS, REMEDY_CASES, strict=True):
+        rows.append([code(label), _graphs_cell(cases[case].measure(still)), _graphs_cell(f.measure(remedies))])
+    return table(["change", "graphs without it", "graphs with it"], rows, "-rr")
+
+
+# -- 7. at the limit: what to change ---------------------------------------------------------------
+LIMIT_REMEDIES = run("dynamic/limit_remedies.py", "recompiles")
+
+# (what the case is, the label it prints, the line it prints where this torch lacks it)
+LIMIT_CASES = (
+    ("the limit as it stands", "dynamic=False, limit 2", ""),
+    ("a raised limit", "dynamic=False, limit 8", ""),
+    ("mark_dynamic", "mark_dynamic(x, 0), limit 2", ""),
+    ("automatic dynamic", "default (automatic dynamic), limit 2", ""),
+    ("a setting that raises at the limit", "raise at the limit, limit 2", "a setting that raises at the limit: not in"),
+)
+_LIMIT_LINE = r"^{label}\s+compiled calls=(\d+) of (\d+) graphs=(\d+)\s*$"
+LIMIT_OUTCOMES = ("every call compiled", "calls ran uncompiled", "raised")
+
+
+def limit_case(result: SnippetResult, label: str, absent: str = "") -> Measured:
+    """How many of the 4 calls ran a compiled graph, the graphs compiled, and a raise on the way."""
+    if absent and absent in result.stdout:
+        ev = line_of(result, absent)
+        return Measured("not in this torch", (ev,), "not in this torch", {"line": ev.line})
+    m = re.search(_LIMIT_LINE.format(label=re.escape(label)), result.stdout, re.M)
+    if not m:
+        raise LookupError(f"{result.path} printed no counts for {label!r}")
+    ran, calls, graphs = (int(g) for g in m.groups())
+    evidence = [line_of(result, m.group(0).strip())]
+    limit = re.search(r"^the limit patched below: config\.(\w+)$", result.stdout, re.M)
+    default = limit and re.search(rf"^config\.{limit.group(1)}: (\d+)$", result.stdout, re.M)
+    if not (limit and default):
+        raise LookupError(f"{result.path} printed no limit or no default for it")
+    evidence += [line_of(result, limit.group(0)), line_of(result, default.group(0))]
+    slots: dict[str, object] = {
+        "limit": limit.group(1),
+        "default": default.group(1),
+        "ran": f"compiled calls={ran} of {calls}",
+        "graphs": f"graphs={graphs}",
+        "uncompiled": Derived(calls - ran, str(calls - ran)),
+    }
+    setting = re.search(r"^the setting that raises at the limit: (config\.\w+)$", result.stdout, re.M)
+    if setting and label.startswith("raise at the limit"):
+        evidence.append(line_of(result, setting.group(0)))
+        slots["setting"] = setting.group(1)
+    raised = re.findall(rf"^{re.escape(label)}: (rows=\d+) raised (\w+): (.*)$", result.stdout, re.M)
+    if raised:
+        evidence[:0] = [line_of(result, f"{label}: {rows} raised") for rows, _, _ in raised]
+        rows = [r for r, _, _ in raised]
+        slots |= {
+            "rows": rows[0],
+            "raised_at": Derived(rows, " and ".join(f"`{r}`" for r in rows)),
+            "error": raised[0][1],
+            "message": raised[0][2].strip(),
+        }
+        return Measured("raised", tuple(evidence), "raised", slots)
+    outcome = "every call compiled" if ran == calls else "calls ran uncompiled"
+    return Measured(f"{ran} of {calls}", tuple(evidence), outcome, slots)
+
+
+def _limit_fact(kind: str, label: str, absent: str):
+    outcomes = LIMIT_OUTCOMES + (("not in this torch",) if absent else ())
+
+    @fact(f"limits: {kind}", LIMIT_REMEDIES, show=str, outcomes=outcomes)
+    def measure(result: SnippetResult) -> Measured:
+        return limit_case(result, label, absent)
+
+    return measure
+
+
+LIMIT_FACTS = [_limit_fact(kind, label, absent) for kind, label, absent in LIMIT_CASES]
+
+
+@page_table
+def limit_remedies_table(result: SnippetResult) -> str:
+    rows = []
+    for f, (_, label, _) in zip(LIMIT_FACTS, LIMIT_CASES, strict=True):
+        m = f.measure(result)
+        marks = markers_for(list(m.evidence))
+        if m.outcome == "not in this torch":
+            rows.append([code(label), "not in this torch" + marks, "—"])
+            continue
+        what = str(m.slots["ran"]).replace("compiled calls=", "")
+        if m.outcome == "raised":
+            what += f"; raised {code(str(m.slots['error']))} at {m.slots['raised_at']}"
+        rows.append([code(label), what + marks, str(m.slots["graphs"]).replace("graphs=", "")])
+    return table(["case (calls with 2, 3, 4, 5 rows)", "calls that ran compiled", "graphs"], rows, "--r")
+
+
+_SETTING = re.compile(
+    r"^(?:config\.(?P<name>\w+)|torch\.compiler\.(?P<api>set_stance)|torch\.compile\((?P<arg>recompile_limit)=\.\.\.\)): "
+    r"(?P<value>.+)$",
+    re.M,
+)
+
+
+def _setting_name(m: re.Match) -> str:
+    if m.group("name"):
+        return f"torch._dynamo.config.{m.group('name')}"
+    if m.group("api"):
+        return "torch.compiler.set_stance"
+    return "torch.compile(recompile_limit=...)"
+
+
+@fact("limits: the settings this torch has", LIMIT_REMEDIES, show=lambda v: ", ".join(v))
+def limit_settings(result: SnippetResult) -> Measured:
+    found = [m for m in _SETTING.finditer(result.stdout)]
+    if not found:
+        raise LookupError(f"{result.path} printed no settings")
+    present = [
+        _setting_name(m).removeprefix("torch._dynamo.config.") for m in found if m.group("value") != "not in this torch"
+    ]
+    return Measured(present, tuple(line_of(result, m.group(0)) for m in found))
+
+
+@page_table
+def limit_settings_table(result: SnippetResult) -> str:
+    rows = []
+    for m in _SETTING.finditer(result.stdout):
+        name = _setting_name(m)
+        rows.append([code(name), code(m.group("value")) + markers_for([line_of(result, m.group(0))])])
+    if not rows:
+        raise LookupError(f"{result.path} printed no settings")
+    return table(["setting", "on this torch"], rows)
