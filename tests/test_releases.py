@@ -294,3 +294,23 @@ def test_the_text_checks_hold_a_release_only_to_its_current_entries(tmp_path):
     edited = (live.snippets[0].path, live.snippets[0].env)
     assert edited not in [(s.path, s.env) for s in pruned.snippets]
     assert releases.current(tmp_path, live)[0][1] is pruned  # kept for as long as nothing changes
+
+
+def test_a_copy_rendered_from_a_record_holds_the_releases_to_todays_sources(tmp_path):
+    """Under replay (nox -s publish) the live record is a release's own, measured from the sources
+    of its day: current() judges staleness by the replay's `today`, as the table's columns do."""
+    import shutil
+
+    from fieldguide.run.context import ReplayState
+
+    (tmp_path / "records").mkdir()
+    shutil.copy(ROOT / "records" / "torch-2.2.2.json.gz", tmp_path / "records")
+    (tmp_path / "records" / "releases.toml").write_text('default = "2.2.2"\nreleases = ["2.2.2"]\n')
+    old = BuildRecord.read(tmp_path / "records" / "torch-2.2.2.json.gz")
+    today = {releases._key(s): s.digest for s in old.snippets}
+    first = releases._key(old.snippets[0])
+    today[first] = "0" * 16  # today's source of that snippet is not the one 2.2.2 was measured from
+    ((_, pruned),) = releases.current(tmp_path, old, ReplayState(torch="2.2.2", today=today))
+    assert first not in {releases._key(s) for s in pruned.snippets}
+    assert len(pruned.snippets) == len(old.snippets) - 1
+    assert releases.current(tmp_path, old)[0][1] is releases.committed(tmp_path)[0][1]  # live: nothing stale

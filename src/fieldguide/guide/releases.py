@@ -69,12 +69,14 @@ def committed(root: Path) -> list[tuple[str, BuildRecord]]:
 _CURRENT: dict[tuple, tuple[BuildRecord, BuildRecord]] = {}
 
 
-def current(root: Path, live: BuildRecord) -> list[tuple[str, BuildRecord]]:
-    """committed(root), each record without the entries that are stale against `live` (their
-    snippet changed since the release was measured): what the checks of texts hold each release to.
-    A stale entry measured the snippet as it was, so no text of today's page is judged by it; until
-    `nox -s matrix` measures it again, that release simply has no measurement of it."""
-    today = {_key(s): s.digest for s in live.snippets}
+def current(root: Path, live: BuildRecord, replay: ReplayState | None = None) -> list[tuple[str, BuildRecord]]:
+    """committed(root), each record without the entries that are stale against today's sources
+    (their snippet changed since the release was measured): what the checks of texts hold each
+    release to. A stale entry measured the snippet as it was, so no text of today's page is judged
+    by it; until `nox -s matrix` measures it again, that release simply has no measurement of it.
+    Today's sources are the live build's digests, or under a copy rendered from a record (`replay`,
+    nox -s publish) the digests of today's snippets it carries, as columns() reads them."""
+    today = replay.today if replay is not None else {_key(s): s.digest for s in live.snippets}
     out = []
     for release, build in committed(root):
         stale = frozenset(_key(s) for s in build.snippets if _key(s) in today and s.digest != today[_key(s)])

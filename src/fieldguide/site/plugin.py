@@ -231,11 +231,13 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
         on this build; a block missing the text of an outcome any measured release took fails the build."""
         if explain.BLOCK_NAME not in markdown:
             return markdown
-        build = context.active().record
+        active = context.active()
+        build = active.record
         if getattr(self, "_explain_for", None) is not build:
             # every outcome a committed record took needs its text (the build fails without it); what
             # this build alone took without a text shows the `unrecognised` text, listed by the survey
-            self._explain_records = releases.current(self.settings.root, build) if self._has_releases() else []
+            replay = active.render.replay if active.render else None
+            self._explain_records = releases.current(self.settings.root, build, replay) if self._has_releases() else []
             self._explain_for = build
         try:
             markdown, _ = explain.render_blocks(markdown, build, build.torch, self._explain_records)
