@@ -301,7 +301,7 @@ def test_a_build_no_record_holds_is_named_not_recorded(indexes):
     import dataclasses
 
     rec, _ = indexes["2.13.0"]
-    index = messages.index_for(dataclasses.replace(rec, torch="2.12.0"), ROOT)  # no records/torch-2.12.0
+    index = messages.index_for(dataclasses.replace(rec, torch="2.12.0"), ROOT)  # not in records/releases.toml
     page = messages.render(index) + messages.counts_table(index)
     assert "2.12.0 (this build, not recorded)" in page and "2.12.0 (this build)" not in page
 

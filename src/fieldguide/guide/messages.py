@@ -32,7 +32,7 @@ from ..run.fences import find_fences
 from ..run.record import BuildRecord, requested_channels
 from . import gym
 from .links import relative_link
-from .releases import read_record, record_file
+from .releases import read_record, releases_list
 
 PAGE_URL = "messages/"
 
@@ -712,8 +712,16 @@ def build_index(build: BuildRecord, root: Path, docs_dir: Path, page_urls: dict[
         kind_sections(docs_dir),
         kind_texts(docs_dir),
         cause_sections(docs_dir),
-        recorded=record_file(root, build.torch.split("+")[0]).exists(),
+        recorded=_recorded(root, build.torch),
     )
+
+
+def _recorded(root: Path, torch: str) -> bool:
+    """Whether the build's release is one the guide records: listed in records/releases.toml, the
+    rule the banner and the Across releases page follow (a root without the list records every one)."""
+    if not (root / "records" / "releases.toml").exists():
+        return True
+    return torch.split("+")[0] in releases_list(root)[1]
 
 
 def check_texts(index: Index) -> None:
