@@ -47,8 +47,9 @@ def _releases() -> tuple[str, list[str]]:
 DEFAULT_TORCH, RELEASES = _releases()
 # The versions of torch's dependencies (and numpy) in the default environment: the committed fresh
 # runs of the fidelity test are keyed on them, so a new release of one on the registry must not
-# change them behind the fixture's back (the test would then run every snippet fresh again).
-DEFAULT_PINS = ROOT / "tests" / "default-torch-deps.txt"
+# change them behind the fixture's back (the test would then run every snippet fresh again). One
+# file per default release: a new default installs unpinned until its file is written.
+DEFAULT_PINS = ROOT / "tests" / f"default-torch-deps-{DEFAULT_TORCH}.txt"
 
 
 # A release as the package registry names it: 2.12.0, 2.16.0rc1, 2.16.0.dev20261201, 2.13.0+cpu

@@ -68,11 +68,17 @@ def test_the_key_covers_how_a_fresh_run_is_made_and_what_torch_brings():
 
 def test_the_default_environment_has_the_pinned_dependency_versions():
     """The fresh runs' keys hold the versions of torch's dependencies: the default environment
-    installs them from tests/default-torch-deps.txt, so a fresh machine computes the same keys."""
+    installs them from tests/default-torch-deps-<default>.txt, so a fresh machine computes the same keys."""
     import re
+    import tomllib
 
+    default = tomllib.loads((ROOT / "records" / "releases.toml").read_text())["default"]
+    path = ROOT / "tests" / f"default-torch-deps-{default}.txt"
+    assert path.exists(), (
+        f"no pins for the default release: write {path.name} (torch's dependencies as installed), then nox -s fresh -- --all"
+    )
     pins = {}
-    for line in (ROOT / "tests" / "default-torch-deps.txt").read_text().splitlines():
+    for line in path.read_text().splitlines():
         line = line.split("#")[0].strip()
         if line:
             name, _, version = line.partition("==")
