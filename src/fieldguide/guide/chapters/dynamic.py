@@ -671,7 +671,7 @@ def _range_refused(result: SnippetResult, label: str = "") -> Measured | None:
     """The first call with a ranged mark raised: this torch's mark_dynamic took no range here (the
     graphs `label`, a call without the mark, compiled are kept as the slot `n`)."""
     raised = _raised(result, _RANGE_FIRST)
-    if raised is None:
+    if raised is None or not _refuses_range(raised.group(1), raised.group(2)):
         return None
     evidence = [line_of(result, f"{_RANGE_FIRST} raised")]
     slots: dict[str, object] = {
@@ -679,10 +679,17 @@ def _range_refused(result: SnippetResult, label: str = "") -> Measured | None:
         "message": Derived(raised.group(2), shorten(raised.group(2), 160)),
     }
     step = next((s for s in attribute_to_steps(result.output, STEP_RE) if s["label"] == label), None)
+    if label and step is None:
+        raise LookupError(f"{result.path}: the ranged mark was refused, and {label!r} printed no count")
     if step is not None:
         evidence.append(line_of(result, label + " "))
         slots["n"] = Derived(step["graphs"], plural(step["graphs"], "graph"))
     return Measured("a range refused", tuple(evidence), "a range refused", slots)
+
+
+def _refuses_range(error: str, message: str) -> bool:
+    """mark_dynamic without the `min`/`max` keywords: the TypeError Python raises for them."""
+    return error == "TypeError" and re.search(r"unexpected keyword argument '(?:min|max)'", message) is not None
 
 
 def _still_fact(kind: str, label: str, calls: int):
@@ -737,7 +744,11 @@ def _remedy_fact(kind: str, label: str, absent: str):
             ev = line_of(result, absent)
             return Measured("not in this torch", (ev,), "not in this torch", {"line": ev.line})
         m = _case(result, label)
-        if label.startswith(_RANGED) and m.outcome == "raised" and "min" in str(m.slots.get("message", "")):
+        if (
+            label.startswith(_RANGED)
+            and m.outcome == "raised"
+            and _refuses_range(str(m.slots["error"]), str(m.slots["message"]))
+        ):
             return Measured("a range refused", m.evidence, "a range refused", m.slots)
         return m
 
