@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..run.fences import SnippetFence
+from ..run.memo import PinnedMemo
 from ..run.record import BuildRecord, SnippetResult
 from .parse.guard_dump import Guard, parse_check_tensor, parse_guards_log
 from .parse.recompiles import Recompile, parse_recompiles
@@ -307,22 +308,13 @@ _EMPTY_REASON = re.compile(r"^(?:\d+/\d+:)?\s*$")  # `- 0/0:` with nothing after
 # A scenario's answer on one result, kept: the committed records are the same objects from one build
 # (and `mkdocs serve` rebuild) to the next, and the reveal check measures every scenario on every
 # record each time. Each entry pins its result, so an id is never taken for another object's.
-_ANSWERS: dict[tuple[Scenario, int], tuple[SnippetResult, Answer]] = {}
-_ANSWERS_KEPT = 4096
+_ANSWERS = PinnedMemo(4096)
 
 
 def measure(scenario: Scenario, result: SnippetResult | None) -> Answer:
     if result is None:
         raise DrillError(f"scenario {scenario.id!r}: snippets/{scenario.snippet} has no measurement in this build")
-    key = (scenario, id(result))
-    hit = _ANSWERS.get(key)
-    if hit is not None and hit[0] is result:
-        return hit[1]
-    answer = _measure(scenario, result)
-    _ANSWERS[key] = (result, answer)
-    while len(_ANSWERS) > _ANSWERS_KEPT:
-        _ANSWERS.pop(next(iter(_ANSWERS)))
-    return answer
+    return _ANSWERS.get(result, scenario, lambda: _measure(scenario, result))
 
 
 def _measure(scenario: Scenario, result: SnippetResult) -> Answer:

@@ -21,6 +21,7 @@ from pathlib import Path
 from packaging.version import InvalidVersion, Version
 
 from ..run.context import BuildContext, ReplayState, active
+from ..run.memo import PinnedMemo
 from ..run.record import BuildRecord, SnippetResult
 from .facts import facts_with_sources
 
@@ -66,7 +67,7 @@ def committed(root: Path) -> list[tuple[str, BuildRecord]]:
     return [(r, read_record(record_file(root, r))) for r in listed if record_file(root, r).exists()]
 
 
-_CURRENT: dict[tuple, tuple[BuildRecord, BuildRecord]] = {}
+_CURRENT = PinnedMemo(32)
 
 
 def current(root: Path, live: BuildRecord, replay: ReplayState | None = None) -> list[tuple[str, BuildRecord]]:
@@ -83,15 +84,13 @@ def current(root: Path, live: BuildRecord, replay: ReplayState | None = None) ->
         if not stale:
             out.append((release, build))
             continue
-        key = (id(build), stale)
-        hit = _CURRENT.get(key)
-        if hit is None or hit[0] is not build:  # (the entry pins the record: its id is not reused)
-            kept = [s for s in build.snippets if _key(s) not in stale]
-            hit = _CURRENT[key] = (build, dataclasses.replace(build, snippets=kept))
-            while len(_CURRENT) > 32:
-                _CURRENT.pop(next(iter(_CURRENT)))
-        out.append((release, hit[1]))
+        kept = _CURRENT.get(build, stale, functools.partial(_without, build, stale))
+        out.append((release, kept))
     return out
+
+
+def _without(build: BuildRecord, stale: frozenset) -> BuildRecord:
+    return dataclasses.replace(build, snippets=[s for s in build.snippets if _key(s) not in stale])
 
 
 @functools.lru_cache(maxsize=32)
@@ -151,8 +150,7 @@ def _order(release: str) -> tuple:
 # files, so it is kept for as long as the very same object is in use (read_record returns one
 # object per committed file version; each build makes a new live record). The pages ask for the
 # matrix several times per build, and `mkdocs serve` asks again on every rebuild.
-_FACTS_MEMO: dict[tuple, tuple[BuildRecord, dict]] = {}
-_FACTS_MEMO_SIZE = 48
+_FACTS_MEMO = PinnedMemo(48)
 
 
 def _drills_stamp(snippets_dir: Path | None) -> tuple:
@@ -163,15 +161,8 @@ def _drills_stamp(snippets_dir: Path | None) -> tuple:
 
 def record_facts(build: BuildRecord, snippets_dir: Path | None) -> dict:
     """facts_with_sources(build, snippets_dir), computed once per record object and drill set."""
-    key = (id(build), str(snippets_dir), _drills_stamp(snippets_dir))
-    hit = _FACTS_MEMO.get(key)
-    if hit is not None and hit[0] is build:  # the same object (the key pins it: its id is not reused)
-        return hit[1]
-    found = facts_with_sources(build, snippets_dir)
-    _FACTS_MEMO[key] = (build, found)
-    while len(_FACTS_MEMO) > _FACTS_MEMO_SIZE:
-        _FACTS_MEMO.pop(next(iter(_FACTS_MEMO)))
-    return found
+    extra = (str(snippets_dir), _drills_stamp(snippets_dir))
+    return _FACTS_MEMO.get(build, extra, lambda: facts_with_sources(build, snippets_dir))
 
 
 _ROWS_MEMO: list[tuple] = []  # [(key, cols, rows)]: the last matrix (a page asks for it several times)
