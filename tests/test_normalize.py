@@ -17,6 +17,7 @@ def test_noise_becomes_placeholders():
         "  took    5.2 ms and 310ns\n"
         "pid=12345 hash 0123456789abcdef0123456789abcdef\n"
         '  File "torch/_dynamo/output_graph.py:1135"\n'
+        "source=G['__optimizer_139709857603280_139709846046496_c4']()\n"  # ids in a name dynamo made up
     )
     out = normalize_text(text)
     assert out.splitlines() == [
@@ -28,6 +29,7 @@ def test_noise_becomes_placeholders():
         "  took <duration> and <duration>",
         "pid <pid> hash <hash>",
         '  File "torch/_dynamo/output_graph.py:<line>"',
+        "source=G['__optimizer_<id>_<id>_c4']()",
     ]
 
 

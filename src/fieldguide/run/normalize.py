@@ -29,6 +29,8 @@ _RULES: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"(___check_current_backend\()\d+"), r"\1<id>"),
     (re.compile(r"(\bid[ (=:]+)\d{9,}"), r"\1<id>"),
     (re.compile(r"\b\d{12,}\b"), "<id>"),
+    # ids inside a name dynamo makes up for a global (G['__optimizer_<id>_<id>_c4'] in a guard dump)
+    (re.compile(r"(?<=_)\d{12,}(?=_|\b)"), "<id>"),
     # hashes (config hash, cache keys); torch 2.2's config-hash recompile reason prints short ones
     (re.compile(r"\b((?:Saved|Current) hash: )[0-9a-f]+\b"), r"\1<hash>"),
     (re.compile(r"\b[0-9a-f]{32,64}\b"), "<hash>"),
