@@ -15,6 +15,7 @@ from conftest import ROOT
 from fieldguide.guide import gym, links
 from fieldguide.guide.chapters import breaks, capture, marks, realcode
 from fieldguide.guide.explain import render_page
+from fieldguide.guide.parse.recompiles import parse_recompiles
 from fieldguide.run.record import BuildRecord
 from fieldguide.site import tlparse
 
@@ -306,6 +307,36 @@ def test_realcode_cases_follow_the_record(live):
         page = render_page((ROOT / "docs" / "realcode.md").read_text(), build).markdown
         assert f"fg-explain realcode: graphs over 10 epochs (lr as a float, lr in a tensor) = {lr.outcome} " in page
         assert f"the float version compiled {realcode._final(f)} graph" in page
+
+
+def test_optimizer_settings_follow_the_record(live):
+    """The optimizer-settings section reads each run's own lines: the graph count is the last step's, a
+    step that raised is `raised` (never a count), the types are the printed ones, and the page names the
+    outcome each fact took, with no sentence of another outcome's text."""
+    names = ("optim_onecycle", "optim_onecycle_tensor", "optim_onecycle_fixed", "optim_weight_decay")
+    courses = (realcode.onecycle_graphs, realcode.onecycle_tensor_graphs, realcode.onecycle_fixed_graphs)
+    courses += (realcode.weight_decay_graphs,)
+    for build in builds(live):
+        runs = [build.find(f"realcode/{n}.py", TORCH_LOGS="recompiles") for n in names]
+        page = render_page((ROOT / "docs" / "realcode.md").read_text(), build).markdown
+        for r, course in zip(runs, courses, strict=True):
+            m = course(r)
+            if " raised " in r.stdout:
+                assert m.outcome == "raised" and m.value.startswith("raised "), (build.torch, r.path)
+            else:
+                logged = sum(1 for x in parse_recompiles(r.output) if x.failures)
+                assert m.value == (realcode._final(r), logged), (build.torch, r.path)
+                assert (m.outcome == "one graph") == (logged == 0 and m.value[0] == 1)
+            assert f"= {m.outcome} " in page
+        printed = re.findall(r"^step \d+: lr=\S+ \((\w+)\) beta1=\S+ \((\w+)\)", runs[1].stdout, re.M)
+        types = realcode.onecycle_tensor_types(runs[1])
+        assert types.value == f"lr {printed[0][0]}, beta1 {printed[0][1]}", build.torch
+        fixed = realcode.onecycle_fixed_types(runs[2])
+        assert fixed.outcome == ("a tensor" if "(Tensor)" in runs[2].stdout else "a float")
+        if fixed.outcome == "a float":
+            assert "reached the step inside a tensor" not in page
+        if realcode.onecycle_fixed_graphs(runs[2]).outcome != "one graph":
+            assert "this is the version that keeps the" not in page
 
 
 def test_realcode_train_eval_names_only_the_first_failed_guard(live):

@@ -15,10 +15,14 @@ from .. import links
 from ..claims import Derived, Fact, Measured, Run, fact, line_of, markers_for, page_table, run
 from ..links import relative_link
 from ..parse.recompiles import attribute_to_steps, parse_recompiles
-from .common import code, plural, shorten, steps, table
+from .common import STEP_RE, code, plural, shorten, steps, table
 
 LR_FLOAT = run("realcode/lr_float.py", "recompiles")
 LR_TENSOR = run("realcode/lr_tensor.py", "recompiles")
+ONECYCLE = run("realcode/optim_onecycle.py", "recompiles")
+ONECYCLE_TENSOR = run("realcode/optim_onecycle_tensor.py", "recompiles")
+ONECYCLE_FIXED = run("realcode/optim_onecycle_fixed.py", "recompiles")
+WEIGHT_DECAY = run("realcode/optim_weight_decay.py", "recompiles")
 TRAIN_EVAL = run("realcode/train_eval.py", "recompiles")
 TRAIN_EVAL_WARM = run("realcode/train_eval_warm.py", "recompiles")
 LAYER_IDX = run("realcode/layer_idx.py", "recompiles")
@@ -165,6 +169,185 @@ def lr_table(floats: SnippetResult, tensors: SnippetResult) -> str:
         for (la, ga), (_, gb) in zip(a, b, strict=False)
     ]
     return table(["epoch", "unique_graphs, lr as a float", "unique_graphs, lr in a tensor"], rows, "-rr")
+
+
+# -- optimizer settings beyond the learning rate -------------------------------------------------
+_RAISED = re.compile(r"^(step \d+):.*? raised (\w+): (.*)$", re.M)
+_REFUSED = re.compile(r"^AdamW refused tensor settings: .*$", re.M)
+_TYPES = re.compile(r"^step \d+: lr=\S+ \((\w+)\)(?: beta1=\S+ \((\w+)\))?", re.M)
+_COURSE = ("one graph", "a graph per step", "a recompile at every step", "settled after one recompile")
+
+
+def _reason(failures) -> str:
+    return re.sub(r"\s+\(HINT:.*$", "", failures[0].reason).strip()
+
+
+def _course(result: SnippetResult) -> Measured:
+    """How a compiled optimizer step's run went, step by step, from its step lines and the recompiles
+    logged before each: no recompile and one graph; a recompile and a new graph at every step after the
+    first; a recompile at every step after the first that adds no graph to `unique_graphs` (the
+    recompiled frames hold none); one recompile at the second step and none after; or the step raised,
+    or the optimizer refused the settings (the tensor version). Its value: (graphs, recompiles logged)."""
+    if m := _REFUSED.search(result.stdout):
+        return Measured("refused", (line_of(result, m.group(0)),), "refused", {"line": m.group(0)})
+    if m := _RAISED.search(result.stdout):
+        slots = {
+            "step": m.group(1),
+            "error": m.group(2),
+            "message": Derived(m.group(3), shorten(m.group(3).rstrip("."), 90)),
+        }
+        return Measured(f"raised {m.group(2)}", (line_of(result, m.group(0)[:100]),), "raised", slots)
+    s = attribute_to_steps(result.output, STEP_RE)
+    if len(s) < 2:
+        raise LookupError(f"{result.path}: {len(s)} step lines")
+    graphs = [x["graphs"] for x in s]
+    counts = [sum(1 for r in x["recompiles"] if r.failures) for x in s]
+    n, f, k = len(s), graphs[-1], sum(counts)
+    slots: dict[str, object] = {
+        "n": Derived(n, plural(n, "step")),
+        "f": str(f),
+        "fg": _graphs(f),
+        "k": Derived(k, plural(k, "recompile")),
+        "k0": Derived(counts[0], plural(counts[0], "recompile")),
+        "kl": Derived(k - counts[0], plural(k - counts[0], "recompile")),
+    }
+    evidence = (_last_ev(result),)
+    later = [r for x in s[1:] for r in x["recompiles"] if r.failures]
+    if later:
+        reason = _reason(later[0].failures)
+        evidence += (_reason_ev(result, reason),)
+        slots["reason"] = Derived(reason, shorten(reason, 80))
+    value = (f, k)
+    if limit_hit(result):
+        raise LookupError(f"{result.path}: hit the recompile limit within {n} steps")
+    if k == 0 and set(graphs) == {1}:
+        return Measured(value, evidence, "one graph", slots)
+    if all(counts[1:]):
+        first = line_of(result, s[0]["label"] + " ")
+        slots["g0"] = _graphs(graphs[0])
+        if all(b == a + 1 for a, b in zip(graphs, graphs[1:], strict=False)):
+            return Measured(value, evidence, "a graph per step", slots)
+        if len(set(graphs)) == 1:
+            return Measured(value, evidence + (first,), "a recompile at every step", slots)
+    if counts[1] == 1 and k == 1 and graphs[1:] == [graphs[0] + 1] * (n - 1):
+        slots["settled"] = s[1]["label"].split(":")[0]
+        return Measured(value, evidence + (line_of(result, s[1]["label"] + " "),), "settled after one recompile", slots)
+    raise LookupError(f"{result.path}: graphs {graphs}, recompiles logged per step {counts}")
+
+
+def _show_course(value: object) -> str:
+    if isinstance(value, tuple):
+        return f"{plural(value[0], 'graph')}, {plural(value[1], 'recompile')}"
+    return str(value)
+
+
+@fact(
+    "realcode: OneCycleLR, lr and betas as floats, graphs over 8 steps",
+    ONECYCLE,
+    show=_show_course,
+    outcomes=_COURSE,
+)
+def onecycle_graphs(result: SnippetResult) -> Measured:
+    return _course(result)
+
+
+@fact(
+    "realcode: OneCycleLR, lr and betas as tensors, graphs over 8 steps",
+    ONECYCLE_TENSOR,
+    show=_show_course,
+    outcomes=(*_COURSE, "raised", "refused"),
+)
+def onecycle_tensor_graphs(result: SnippetResult) -> Measured:
+    return _course(result)
+
+
+def _span(found: list[tuple]) -> dict[str, object]:
+    """The steps the type lines cover, as a text reads them: "at step 0" for one line, else "from step 0 to step 7"."""
+    first, last = found[0][0].split(":")[0], found[-1][0].split(":")[0]
+    said = f"at `{first}`, the only step printed" if first == last else f"from `{first}` to `{last}`"
+    return {"span": Derived((first, last), said)}
+
+
+@fact(
+    "realcode: OneCycleLR over tensor lr and betas, what the step read",
+    ONECYCLE_TENSOR,
+    outcomes=("lr a tensor, beta1 a float", "both floats", "both tensors", "refused"),
+)
+def onecycle_tensor_types(result: SnippetResult) -> Measured:
+    """The types of `lr` and `betas[0]` the steps read, from the step lines (before each step)."""
+    if m := _REFUSED.search(result.stdout):
+        return Measured("refused", (line_of(result, m.group(0)),), "refused")
+    found = [(m.group(0), m.group(1), m.group(2)) for m in _TYPES.finditer(result.stdout)]
+    lr, beta1 = {t[1] for t in found}, {t[2] for t in found}
+    if len(lr) != 1 or len(beta1) != 1:
+        raise LookupError(f"{result.path}: lr read as {sorted(lr)}, beta1 as {sorted(map(str, beta1))}")
+    evidence = (line_of(result, found[0][0]), line_of(result, found[-1][0]))
+    kinds = (lr.pop(), beta1.pop())
+    outcome = {
+        ("Tensor", "float"): "lr a tensor, beta1 a float",
+        ("float", "float"): "both floats",
+        ("Tensor", "Tensor"): "both tensors",
+    }.get(kinds)
+    if outcome is None:
+        raise LookupError(f"{result.path}: lr read as {kinds[0]}, beta1 as {kinds[1]}")
+    return Measured(f"lr {kinds[0]}, beta1 {kinds[1]}", evidence, outcome, _span(found))
+
+
+@fact(
+    "realcode: OneCycleLR, tensor lr and cycle_momentum=False, graphs over 8 steps",
+    ONECYCLE_FIXED,
+    show=_show_course,
+    outcomes=_COURSE,
+)
+def onecycle_fixed_graphs(result: SnippetResult) -> Measured:
+    return _course(result)
+
+
+@fact(
+    "realcode: OneCycleLR, tensor lr and cycle_momentum=False, what the step read",
+    ONECYCLE_FIXED,
+    outcomes=("a tensor", "a float"),
+)
+def onecycle_fixed_types(result: SnippetResult) -> Measured:
+    found = [(m.group(0), m.group(1)) for m in _TYPES.finditer(result.stdout)]
+    kinds = {t[1] for t in found}
+    if len(kinds) != 1 or kinds - {"Tensor", "float"}:
+        raise LookupError(f"{result.path}: lr read as {sorted(kinds)}")
+    kind = kinds.pop()
+    evidence = (line_of(result, found[0][0]), line_of(result, found[-1][0]))
+    return Measured(kind, evidence, "a tensor" if kind == "Tensor" else "a float", _span(found))
+
+
+@fact(
+    "realcode: a weight-decay schedule, graphs over 8 steps",
+    WEIGHT_DECAY,
+    show=_show_course,
+    outcomes=_COURSE,
+)
+def weight_decay_graphs(result: SnippetResult) -> Measured:
+    return _course(result)
+
+
+@page_table
+def optim_table(*results: SnippetResult) -> str:
+    """unique_graphs after each step, and the recompiles logged during it, one column per run (a run
+    that stopped early has blanks)."""
+    runs = [attribute_to_steps(r.output, STEP_RE) for r in results]
+    n = max(len(s) for s in runs)
+    rows = []
+    for i in range(n):
+        label = f"step {i}"
+        cells = []
+        for r, s in zip(results, runs, strict=True):
+            got = next((x for x in s if x["label"].split(":")[0] == label), None)
+            if got is None:
+                cells.append("")
+                continue
+            k = sum(1 for x in got["recompiles"] if x.failures)
+            cells.append(f"{got['graphs']} ({k})" + markers_for([line_of(r, label + ": ")]))
+        rows.append([label, *cells])
+    heads = ["floats", "lr, betas as tensors", "tensor lr, no beta cycling", "weight decay"][: len(results)]
+    return table(["step", *heads], rows, "-" + "r" * len(results))
 
 
 # -- train() / eval() ---------------------------------------------------------------------------
