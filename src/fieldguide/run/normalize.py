@@ -61,6 +61,15 @@ _REPO_ENV = re.compile(r"(?<![\w/.])\.nox/[\w.+-]+/lib/python[\d.]+/site-package
 _ABS = re.compile(r"(?<![\w.<])/(?:[\w.-]+/)+(?=[\w.-]+\.py\b)")
 
 
+# a set of strings as Python prints it: its order follows the process's string hashes (torch 2.2's
+# `set(L['self'].param_groups[0].keys()) == {'lr', 'betas', ...}` guard), so it is sorted
+_STRING_SET = re.compile(r"\{('[^'{}]*'(?:, '[^'{}]*')+)\}")
+
+
+def _sorted_set(m: re.Match[str]) -> str:
+    return "{" + ", ".join(sorted(re.findall(r"'[^']*'", m.group(1)))) + "}"
+
+
 @functools.lru_cache(maxsize=4096)  # a pure function of its arguments; every build normalizes every result again
 def normalize_text(text: str, root: Path | None = None) -> str:
     for prefix, placeholder in _path_rules(root):
@@ -70,7 +79,7 @@ def normalize_text(text: str, root: Path | None = None) -> str:
     text = _ABS.sub("<path>/", text)
     for pattern, repl in _RULES:
         text = pattern.sub(repl, text)
-    return text
+    return _STRING_SET.sub(_sorted_set, text)
 
 
 def normalize_output(stdout: str, logs: dict[str, str], root: Path | None = None) -> dict:
