@@ -337,6 +337,15 @@ def test_optimizer_settings_follow_the_record(live):
             assert "reached the step inside a tensor" not in page
         if realcode.onecycle_fixed_graphs(runs[2]).outcome != "one graph":
             assert "this is the version that keeps the" not in page
+        plateau = build.find("realcode/optim_plateau_tensor.py", TORCH_LOGS="recompiles")
+        graphs = realcode.plateau_graphs(plateau)
+        logged = sum(1 for x in parse_recompiles(plateau.output) if x.failures)
+        assert graphs.value == (realcode._final(plateau), logged), build.torch
+        assert f"= {graphs.outcome} " in page
+        floats = "(float)" in plateau.stdout
+        assert realcode.plateau_types(plateau).outcome == ("a float" if floats else "a tensor"), build.torch
+        if graphs.outcome != "one graph":
+            assert "a tensor learning rate is a remedy" not in page
 
 
 def test_realcode_train_eval_names_only_the_first_failed_guard(live):

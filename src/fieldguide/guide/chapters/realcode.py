@@ -23,6 +23,7 @@ ONECYCLE = run("realcode/optim_onecycle.py", "recompiles")
 ONECYCLE_TENSOR = run("realcode/optim_onecycle_tensor.py", "recompiles")
 ONECYCLE_FIXED = run("realcode/optim_onecycle_fixed.py", "recompiles")
 WEIGHT_DECAY = run("realcode/optim_weight_decay.py", "recompiles")
+PLATEAU = run("realcode/optim_plateau_tensor.py", "recompiles")
 TRAIN_EVAL = run("realcode/train_eval.py", "recompiles")
 TRAIN_EVAL_WARM = run("realcode/train_eval_warm.py", "recompiles")
 LAYER_IDX = run("realcode/layer_idx.py", "recompiles")
@@ -326,6 +327,61 @@ def onecycle_fixed_types(result: SnippetResult) -> Measured:
 )
 def weight_decay_graphs(result: SnippetResult) -> Measured:
     return _course(result)
+
+
+@fact("realcode: ReduceLROnPlateau over a tensor lr, what the step read", PLATEAU, outcomes=("a tensor", "a float"))
+def plateau_types(result: SnippetResult) -> Measured:
+    """`a tensor` when every step read a Tensor; `a float` when some step read a float (the types, in order)."""
+    found = [(m.group(0), m.group(1)) for m in _TYPES.finditer(result.stdout)]
+    kinds = [t[1] for t in found]
+    if not found or set(kinds) - {"Tensor", "float"}:
+        raise LookupError(f"{result.path}: lr read as {sorted(set(kinds))}")
+    evidence = (line_of(result, found[0][0]), line_of(result, found[-1][0]))
+    if set(kinds) == {"Tensor"}:
+        return Measured("Tensor", evidence, "a tensor", _span(found))
+    first_float = next(t[0] for t in found if t[1] == "float")
+    tensors = [t[0].split(":")[0] for t in found if t[1] == "Tensor"]
+    said = f"`{tensors[0]}` to `{tensors[-1]}` read a `Tensor`, " if tensors else ""
+    said += f"a `float` from `{first_float.split(':')[0]}` on"
+    value = "float from " + first_float.split(":")[0]
+    return Measured(value, evidence + (line_of(result, first_float),), "a float", {"kinds": Derived(value, said)})
+
+
+_RATE = re.compile(r"^step \d+: lr=(\S+) \((\w+)\)")
+
+
+@fact(
+    "realcode: ReduceLROnPlateau over a tensor lr, graphs over 7 steps",
+    PLATEAU,
+    show=_show_course,
+    outcomes=("one graph", "a recompile at every new rate", "one recompile at the first float, then none"),
+)
+def plateau_graphs(result: SnippetResult) -> Measured:
+    """The run's course against the rates it read: no recompile; a recompile (and a graph) at exactly
+    the steps whose rate differs from the step before; or one recompile, at the first step that read a
+    float, and none after. Its value: (graphs, recompiles logged)."""
+    s = attribute_to_steps(result.output, STEP_RE)
+    rates = [_RATE.match(x["label"]) for x in s]
+    if len(s) < 2 or not all(rates):
+        raise LookupError(f"{result.path}: {len(s)} step lines with a rate")
+    graphs = [x["graphs"] for x in s]
+    counts = [sum(1 for r in x["recompiles"] if r.failures) for x in s]
+    n, f, k = len(s), graphs[-1], sum(counts)
+    slots: dict[str, object] = {"n": Derived(n, plural(n, "step")), "fg": _graphs(f), "f": str(f)}
+    evidence = (_last_ev(result),)
+    if k == 0 and set(graphs) == {1}:
+        return Measured((f, k), evidence, "one graph", slots)
+    at = next(i for i, c in enumerate(counts) if c)
+    reason = _reason(next(r for r in s[at]["recompiles"] if r.failures).failures)
+    slots |= {"at": s[at]["label"].split(":")[0], "reason": Derived(reason, shorten(reason, 80))}
+    evidence += (_reason_ev(result, reason), line_of(result, s[at]["label"] + " "))
+    new = [i > 0 and rates[i].group(1) != rates[i - 1].group(1) for i in range(n)]
+    if all((counts[i] >= 1 and graphs[i] == graphs[i - 1] + 1) if new[i] else counts[i] == 0 for i in range(1, n)):
+        return Measured((f, k), evidence, "a recompile at every new rate", slots)
+    first_float = next((i for i, m in enumerate(rates) if m.group(2) == "float"), None)
+    if k == 1 and f == 2 and at == first_float:
+        return Measured((f, k), evidence, "one recompile at the first float, then none", slots)
+    raise LookupError(f"{result.path}: graphs {graphs}, recompiles logged per step {counts}")
 
 
 @page_table
