@@ -313,3 +313,130 @@ def compile_id_table(result: SnippetResult) -> str:
             ]
         )
     return table(["call", "graphs compiled, with their compile id", "functions recompiled (log)"], rows)
+
+
+# -- what to do: the remedies, run ----------------------------------------------------------------
+REMEDIES = run("breaks/remedies.py")
+FULLGRAPH = run("breaks/fullgraph.py")
+IDS_FIXED = run("breaks/compile_ids_fixed.py", "recompiles")
+
+REWRITES = {
+    "branch_on_values": "`torch.where` instead of `if`",
+    "prints": "the `print` moved to the caller",
+    "calls_c_code": "the C function run once, outside",
+    "reads_item": "the peak kept as a tensor",
+    "reads_item_captured": "`.item()` kept, `capture_scalar_outputs=True`",
+}
+
+
+@fact(
+    "breaks: the four causes rewritten (graphs/breaks)",
+    REMEDIES,
+    show=lambda v: ", ".join(f"{fn} {g}/{b}" for fn, (g, b) in v.items()),
+    outcomes=("all one graph", "some still broke"),
+)
+def rewrites(result: SnippetResult) -> Measured:
+    found = [c for c in causes(result) if c["fn"] != "reads_item_captured"]
+    if len(found) != 4:
+        raise LookupError(f"expected four rewritten functions, read {len(found)}")
+    counts = {c["fn"]: (c["graphs"], c["breaks"]) for c in found}
+    broke = [fn for fn, (g, b) in counts.items() if b or g != 1]
+    return Measured(
+        counts,
+        tuple(_cause_ev(result, c["fn"]) for c in found),
+        "some still broke" if broke else "all one graph",
+        {"broke": Derived(broke, ", ".join(code(fn) for fn in broke) or "none")},
+    )
+
+
+@fact(
+    "breaks: .item() with capture_scalar_outputs",
+    REMEDIES,
+    show=lambda v: v,
+    outcomes=("one graph", "still broke"),
+)
+def item_captured(result: SnippetResult) -> Measured:
+    c = next(c for c in causes(result) if c["fn"] == "reads_item_captured")
+    evidence = (_cause_ev(result, "reads_item_captured"),)
+    if c["breaks"] == 0 and c["graphs"] == 1:
+        return Measured("one graph", evidence, "one graph")
+    reason = c["reasons"][0] if c["reasons"] else ""
+    if reason:
+        evidence += (_reason_ev(result, "reads_item_captured", reason),)
+    return Measured(
+        f"{c['graphs']}/{c['breaks']}",
+        evidence,
+        "still broke",
+        {
+            "n": Derived(c["breaks"], plural(c["breaks"], "break")),
+            "reason": Derived(reason, shorten(reason, 100) or "none"),
+        },
+    )
+
+
+@page_table
+def rewrites_table(result: SnippetResult) -> str:
+    rows = [
+        [
+            code(c["fn"]),
+            REWRITES.get(c["fn"], "—"),
+            str(c["graphs"]) + markers_for([_cause_ev(result, c["fn"])]),
+            str(c["breaks"]),
+        ]
+        for c in causes(result)
+    ]
+    return table(["function", "rewritten with", "graphs", "breaks"], rows, "--rr")
+
+
+_RAISED = re.compile(r"^raised (?P<error>\w+)$")
+_NAMES = re.compile(r'^names: File "[^"]*fullgraph\.py", line (?P<line>\d+), in (?P<fn>\w+)$')
+
+
+@fact(
+    "breaks: fullgraph=True at the break",
+    FULLGRAPH,
+    show=lambda v: v,
+    outcomes=("raised, naming the line", "raised, no line named", "no error"),
+)
+def fullgraph_break(result: SnippetResult) -> Measured:
+    lines = [ln.strip() for ln in result.stdout.splitlines()]
+    raised = next((m for m in map(_RAISED.match, lines) if m), None)
+    if raised is None:
+        if "compiled with fullgraph=True, no error" not in lines:
+            raise LookupError("neither an error nor a compile printed")
+        return Measured("no error", (line_of(result, "compiled with fullgraph=True"),), "no error")
+    evidence = (line_of(result, raised.group(0)),)
+    named = next((m for m in map(_NAMES.match, lines) if m), None)
+    if named is None:
+        return Measured(raised["error"], evidence, "raised, no line named", {"error": raised["error"]})
+    return Measured(
+        f"{raised['error']} at line {named['line']}",
+        evidence + (line_of(result, named.group(0)),),
+        "raised, naming the line",
+        {"error": raised["error"], "line": named["line"]},
+    )
+
+
+@fact(
+    "breaks: compile ids without the break",
+    IDS_FIXED,
+    show=lambda v: "; ".join(" ".join(f"[{c}]" for c in ids) or "none" for ids in v),
+    outcomes=("one frame", "several frames", "no ids printed"),
+)
+def ids_without_break(result: SnippetResult) -> Measured:
+    calls = compile_id_steps(result)
+    if len(calls) != 3:
+        raise LookupError(f"expected three calls, read {len(calls)}")
+    ids = [[cid for cid, _ in c["graphs"]] for c in calls]
+    flat = [cid for group in ids for cid in group]
+    evidence = tuple(_id_ev(result, cid) for cid in flat) + (line_of(result, "call 3: "),)
+    if not flat:
+        return Measured(ids, evidence, "no ids printed")
+    frames = sorted({cid.split("/")[0] for cid in flat})
+    slots = {
+        "n_graphs": Derived(len(flat), plural(len(flat), "graph")),
+        "ids": Derived(flat, ", ".join(code("[" + i + "]") for i in flat)),
+        "third": Derived(ids[2], ", ".join(code("[" + i + "]") for i in ids[2]) or "nothing"),
+        "n_frames": Derived(len(frames), plural(len(frames), "frame")),
+    }
+    return Measured(ids, evidence, "one frame" if len(frames) == 1 else "several frames", slots)

@@ -10,9 +10,10 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
+from itertools import pairwise
 
 from ...run.record import SnippetResult
-from ..claims import Derived, Measured, fact, in_dump, line_of, markers_for, page_table, run
+from ..claims import UNRECOGNISED, Derived, Measured, fact, in_dump, line_of, markers_for, page_table, run
 from ..parse.guard_dump import TENSOR_FIELDS, Guard, parse_check_tensor, parse_guards_log, split_dumps, tensor_check
 from ..parse.recompiles import attribute_to_steps, parse_recompiles
 from .common import STEP_RE, code, plural, shorten, steps, table
@@ -975,3 +976,185 @@ def constant_result(result: SnippetResult) -> Measured:
 
 def split_dump_count(result: SnippetResult) -> int:
     return len(split_dumps(result.log("guards")))
+
+
+# -- what to do: the remedies, run ----------------------------------------------------------------
+ALPHA_FIX = run("guards/anatomy_remedy.py")
+AMBIENT_FIX = run("guards/ambient_remedy.py")
+FIVE_FIX = run("guards/five_calls_fixed.py", "recompiles")
+MODULE_FIX = run("guards/module_remedies.py")
+HELPER_FIX = run("guards/stale_remedy.py")
+
+_FIELDS_RE = re.compile(
+    r"^(?P<label>.+?)\s+(?:unique_graphs|graphs)=(?P<graphs>\d+)(?:\s+same_as_eager=(?P<same>\w+))?\s*$"
+)
+
+
+def counted(result: SnippetResult) -> list[dict]:
+    """The `label graphs=N [same_as_eager=B]` lines a remedy snippet prints, in order."""
+    return [
+        {"label": m["label"].strip(), "graphs": int(m["graphs"]), "same": m["same"], "line": m.group(0).strip()}
+        for m in (_FIELDS_RE.match(line.strip()) for line in result.stdout.splitlines())
+        if m
+    ]
+
+
+def _row(result: SnippetResult, label: str) -> dict:
+    row = next((r for r in counted(result) if r["label"] == label), None)
+    if row is None:
+        raise LookupError(f"{result.path}: no line for {label!r}")
+    if row["same"] not in (None, "True"):
+        raise ValueError(f"{result.path}: {label!r} returned another result than eager")
+    return row
+
+
+@fact(
+    "guards: alpha as a float or a 0-d tensor",
+    ALPHA_FIX,
+    show=lambda v: f"float {v[0]}, tensor {v[1]}",
+    outcomes=(
+        "a graph per float, one for the tensor",
+        "the float recompiled once, the tensor not",
+        "one graph either way",
+        "the tensor recompiled too",
+    ),
+)
+def alpha_as_tensor(result: SnippetResult) -> Measured:
+    f, t = _row(result, "alpha as a float"), _row(result, "alpha as a 0-d tensor")
+    evidence = (line_of(result, f["line"]), line_of(result, t["line"]))
+    slots = {
+        "float": Derived(f["graphs"], plural(f["graphs"], "graph")),
+        "tensor": Derived(t["graphs"], plural(t["graphs"], "graph")),
+    }
+    by_float = {
+        1: "one graph either way",
+        2: "the float recompiled once, the tensor not",
+        3: "a graph per float, one for the tensor",
+    }
+    outcome = "the tensor recompiled too" if t["graphs"] > 1 else by_float.get(f["graphs"], UNRECOGNISED)
+    return Measured((f["graphs"], t["graphs"]), evidence, outcome, slots)
+
+
+@fact(
+    "guards: ambient state set once",
+    AMBIENT_FIX,
+    show=lambda v: plural(v, "graph"),
+    outcomes=("one graph", "compiled again"),
+)
+def ambient_set_once(result: SnippetResult) -> Measured:
+    rows = counted(result)
+    if len(rows) != 3:
+        raise LookupError(f"expected three steps, read {len(rows)}")
+    evidence = tuple(line_of(result, r["line"]) for r in rows)
+    last = rows[-1]["graphs"]
+    grew = [r["label"] for prev, r in pairwise(rows) if r["graphs"] > prev["graphs"]]
+    slots = {
+        "n": Derived(last, plural(last, "graph")),
+        "grew": Derived(grew, "; ".join(code(g) for g in grew) or "none"),
+    }
+    return Measured(last, evidence, "one graph" if last == 1 else "compiled again", slots)
+
+
+_AUTOGRAD_CALLS = {"requires_grad", "no_grad"}
+
+
+@fact(
+    "guards: five calls with the remedies",
+    FIVE_FIX,
+    show=lambda v: ", ".join(v) or "none",
+    outcomes=("the autograd calls alone recompiled", "none recompiled", "others recompiled"),
+)
+def five_fixed(result: SnippetResult) -> Measured:
+    rows = [_row(result, r["label"]) for r in counted(result)]
+    if len(rows) != 5:
+        raise LookupError(f"expected five calls, read {len(rows)}")
+    grew = [r["label"] for prev, r in pairwise(rows) if r["graphs"] > prev["graphs"]]
+    evidence = tuple(line_of(result, r["line"]) for r in rows)
+    others = [g for g in grew if g not in _AUTOGRAD_CALLS]
+    outcome = "others recompiled" if others else "the autograd calls alone recompiled" if grew else "none recompiled"
+    n = rows[-1]["graphs"]
+    slots = {
+        "n": Derived(n, plural(n, "graph")),
+        "grew": Derived(grew, ", ".join(code(g) for g in grew) or "none"),
+        "others": Derived(others, ", ".join(code(g) for g in others) or "none"),
+    }
+    return Measured(grew, evidence, outcome, slots)
+
+
+@page_table
+def five_fixed_table(result: SnippetResult) -> str:
+    rows, prev = [], 0
+    for r in counted(result):
+        rows.append(
+            [
+                code(r["label"]),
+                str(r["graphs"]) + markers_for([line_of(result, r["line"])]),
+                "yes" if r["graphs"] > prev else "no",
+                {"True": "yes", "False": "no"}.get(r["same"] or "", "—"),
+            ]
+        )
+        prev = r["graphs"]
+    return table(["call", "graphs so far", "compiled", "same result as eager"], rows, "-rcc")
+
+
+_MEMBER_OUTCOMES = ("one graph", "one per member", "other")
+
+
+def _members(result: SnippetResult, label: str) -> Measured:
+    r = _row(result, label)
+    n = r["graphs"]
+    outcome = _MEMBER_OUTCOMES[0] if n == 1 else _MEMBER_OUTCOMES[1] if n == 4 else _MEMBER_OUTCOMES[2]
+    return Measured(n, (line_of(result, r["line"]),), outcome, {"n": Derived(n, plural(n, "graph"))})
+
+
+@fact("modules: 4 members, k as a buffer", MODULE_FIX, outcomes=_MEMBER_OUTCOMES)
+def members_buffer(result: SnippetResult) -> Measured:
+    return _members(result, "k as a buffer")
+
+
+@fact(
+    "modules: 4 members, k as a buffer, inline_inbuilt_nn_modules",
+    MODULE_FIX,
+    outcomes=(*_MEMBER_OUTCOMES, "one graph, the setting deprecated", "not on this torch"),
+)
+def members_inlined(result: SnippetResult) -> Measured:
+    if "inline_inbuilt_nn_modules: not on this torch" in result.stdout:
+        return Measured(
+            "not on this torch", (line_of(result, "inline_inbuilt_nn_modules: not on"),), "not on this torch"
+        )
+    m = _members(result, "k as a buffer, inline_inbuilt_nn_modules=True")
+    warning = next((ln.strip() for ln in result.stdout.splitlines() if ln.startswith("setting it warned: ")), None)
+    if warning and m.outcome == "one graph":
+        first = warning.removeprefix("setting it warned: ")
+        slots = {**m.slots, "warning": Derived(first, shorten(first, 110))}
+        return Measured(m.value, (*m.evidence, line_of(result, warning)), "one graph, the setting deprecated", slots)
+    return m
+
+
+@page_table
+def members_table(result: SnippetResult) -> str:
+    rows = [[r["label"], str(r["graphs"]) + markers_for([line_of(result, r["line"])])] for r in counted(result)]
+    if "inline_inbuilt_nn_modules: not on this torch" in result.stdout:
+        ev = line_of(result, "inline_inbuilt_nn_modules: not on")
+        rows.append(["k as a buffer, inline_inbuilt_nn_modules=True", "not on this torch" + markers_for([ev])])
+    return table(["4 members, each its own k", "graphs"], rows, "-r")
+
+
+@fact(
+    "guards: torch.compiler.reset() after the rebind",
+    HELPER_FIX,
+    show=lambda v: v,
+    outcomes=("new body", "old body"),
+)
+def reset_after_rebind(result: SnippetResult) -> Measured:
+    r = helper_results(result)
+    eager, after = r["eager, after rebind"], r["compiled, after reset"]
+    evidence = tuple(
+        line_of(result, k) for k in ("compiled, first call", "eager, after rebind", "compiled, after reset")
+    )
+    evidence += (line_of(result, "graphs compiled in all"),)
+    n = int(r["graphs compiled in all"])
+    slots = {"eager": eager, "after": after, "first": r["compiled, first call"], "n": Derived(n, plural(n, "graph"))}
+    return Measured(
+        "new body" if after == eager else "old body", evidence, "new body" if after == eager else "old body", slots
+    )
