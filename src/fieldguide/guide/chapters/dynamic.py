@@ -918,3 +918,27 @@ def limit_settings_table(result: SnippetResult) -> str:
     if not rows:
         raise LookupError(f"{result.path} printed no settings")
     return table(["setting", "on this torch"], rows)
+
+
+# -- the cache is a list: what to do -----------------------------------------------------------------
+CACHE_MARKED = run("dynamic/cache_list_marked.py", "recompiles")
+
+
+@fact(
+    "dynamic: five sizes marked dynamic (cache_list_marked)",
+    CACHE_MARKED,
+    show=lambda v: plural(v, "entry", "entries"),
+    outcomes=("one entry", "an entry per size", "other"),
+)
+def cache_marked(result: SnippetResult) -> Measured:
+    rows = steps(result.stdout)
+    if len(rows) != 5:
+        raise LookupError(f"expected five sizes, read {len(rows)}")
+    n = rows[-1][1]
+    recompiles = result.log("recompiles").count("Recompiling function")
+    outcome = "one entry" if n == 1 else "an entry per size" if n == 5 else "other"
+    slots = {
+        "n": Derived(n, plural(n, "graph")),
+        "recompiles": Derived(recompiles, plural(recompiles, "recompile")),
+    }
+    return Measured(n, tuple(line_of(result, label) for label, _ in rows), outcome, slots)

@@ -200,3 +200,23 @@ def mark_static(result: SnippetResult) -> Measured:
     if plain[-1]["graphs"] == marked[-1]["graphs"] == 1:
         return Measured("no effect", evidence, "no effect", slots)
     raise ValueError(f"graphs {[r['graphs'] for r in plain]} and {[r['graphs'] for r in marked]}")
+
+
+# -- what to do: a mark for sizes 0 and 1 ---------------------------------------------------------
+@fact(
+    "marks: the marks that kept one graph at rows 4, 5, 1, 0",
+    ZERO_ONE,
+    show=lambda v: ", ".join(v) or "none",
+    outcomes=("one mark", "several marks", "none"),
+)
+def marks_for_zero_one(result: SnippetResult) -> Measured:
+    kept, evidence = [], []
+    for mark in mark_runs(result):
+        m = _zero_one(mark, result)
+        evidence.extend(m.evidence)
+        if m.outcome == "one graph for every size":
+            kept.append(mark)
+    outcome = "none" if not kept else "one mark" if len(kept) == 1 else "several marks"
+    return Measured(
+        kept, tuple(evidence), outcome, {"marks": Derived(kept, ", ".join(code(k) for k in kept) or "none")}
+    )

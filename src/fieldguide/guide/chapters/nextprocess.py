@@ -153,3 +153,125 @@ def process_table(result: SnippetResult) -> str:
     for k in names:
         rows.append([code(k)] + [str(p.count(k)) if p.graphs is not None else "failed" for p in found])
     return table(header, rows, "-" + "r" * len(found))
+
+
+# -- what to do: the job id ----------------------------------------------------------------------
+@fact(
+    "next process: what the job id changed in the second process",
+    RESTART,
+    NO_JOB_ID,
+    outcomes=(
+        "one graph with the job id, a graph per size without",
+        "a graph per size either way",
+        "one graph either way",
+    ),
+)
+def job_id_difference(restart: SnippetResult, no_id: SnippetResult) -> Measured:
+    with_id, without = _graphs(restart, SECOND), _graphs(no_id, SECOND)
+    pair = (with_id.outcome, without.outcome)
+    outcome = {
+        (GRAPH_OUTCOMES[0], GRAPH_OUTCOMES[1]): "one graph with the job id, a graph per size without",
+        (GRAPH_OUTCOMES[1], GRAPH_OUTCOMES[1]): "a graph per size either way",
+        (GRAPH_OUTCOMES[0], GRAPH_OUTCOMES[0]): "one graph either way",
+    }.get(pair, "unrecognised")
+    slots = {"with": with_id.slots.get("graphs", ""), "without": without.slots.get("graphs", "")}
+    return Measured(pair, with_id.evidence + without.evidence, outcome, slots)
+
+
+# -- the first compile's cost ---------------------------------------------------------------------
+FIRST_COMPILE = run("nextprocess/first_compile.py")
+_TIMED = re.compile(
+    r"^(?P<label>.+?)\s+graphs=(?P<graphs>\d+) median=\s*(?P<median>[\d.]+) ms"
+    r" min=\s*(?P<min>[\d.]+) ms max=\s*(?P<max>[\d.]+) ms$"
+)
+WHOLE, REGIONAL, STATIC, DYNAMIC = (
+    "whole model",
+    "regional (each block)",
+    "whole model, dynamic=False",
+    "whole model, dynamic=True",
+)
+
+
+def first_compiles(result: SnippetResult) -> dict[str, dict]:
+    """label -> graphs, median, min and max ms of the first call, over the snippet's five runs."""
+    out = {}
+    for line in result.stdout.splitlines():
+        m = _TIMED.match(line.strip())
+        if m:
+            out[m["label"]] = {
+                "graphs": int(m["graphs"]),
+                **{k: float(m[k]) for k in ("median", "min", "max")},
+                "line": m.group(0),
+            }
+    missing = {WHOLE, REGIONAL, STATIC, DYNAMIC} - set(out)
+    if missing:
+        raise LookupError(f"{result.path}: no timing for {sorted(missing)}")
+    return out
+
+
+def _timing(r: dict) -> Derived:
+    return Derived(r["median"], f"{r['median']:.0f} ms (from {r['min']:.0f} to {r['max']:.0f} ms)")
+
+
+def _compare(result: SnippetResult, a: str, b: str, outcomes: tuple[str, str, str]) -> Measured:
+    runs = first_compiles(result)
+    ra, rb = runs[a], runs[b]
+    if ra["max"] < rb["min"]:
+        outcome = outcomes[0]
+    elif rb["max"] < ra["min"]:
+        outcome = outcomes[1]
+    else:
+        outcome = outcomes[2]
+    evidence = (line_of(result, ra["line"]), line_of(result, rb["line"]))
+    return Measured((ra["median"], rb["median"]), evidence, outcome, {"a": _timing(ra), "b": _timing(rb)})
+
+
+BLOCKS = 8  # the blocks of the snippet's model
+
+
+@fact(
+    "cold start: graphs of a first call, regional against whole model",
+    FIRST_COMPILE,
+    show=lambda v: f"regional {v[0]}, whole {v[1]}",
+    outcomes=("one graph for all blocks", "some blocks reused a graph", "a graph per block"),
+)
+def first_compile_graphs(result: SnippetResult) -> Measured:
+    runs = first_compiles(result)
+    r, w = runs[REGIONAL]["graphs"], runs[WHOLE]["graphs"]
+    by_count = {1: "one graph for all blocks", BLOCKS: "a graph per block"}
+    outcome = by_count.get(r, "some blocks reused a graph" if 1 < r < BLOCKS else "unrecognised")
+    evidence = (line_of(result, runs[REGIONAL]["line"]), line_of(result, runs[WHOLE]["line"]))
+    slots = {"regional": Derived(r, plural(r, "graph")), "whole": Derived(w, plural(w, "graph"))}
+    return Measured((r, w), evidence, outcome, slots)
+
+
+@fact(
+    "cold start: first call, regional against whole model",
+    FIRST_COMPILE,
+    show=lambda v: f"regional {v[0]:.0f} ms, whole {v[1]:.0f} ms",
+    outcomes=("regional faster beyond the spread", "whole model faster beyond the spread", "within the spread"),
+    varies=True,
+)
+def regional_cost(result: SnippetResult) -> Measured:
+    return _compare(
+        result,
+        REGIONAL,
+        WHOLE,
+        ("regional faster beyond the spread", "whole model faster beyond the spread", "within the spread"),
+    )
+
+
+@fact(
+    "cold start: first call, dynamic=True against dynamic=False",
+    FIRST_COMPILE,
+    show=lambda v: f"dynamic=True {v[0]:.0f} ms, dynamic=False {v[1]:.0f} ms",
+    outcomes=("dynamic=True faster beyond the spread", "dynamic=False faster beyond the spread", "within the spread"),
+    varies=True,
+)
+def dynamic_cost(result: SnippetResult) -> Measured:
+    return _compare(
+        result,
+        DYNAMIC,
+        STATIC,
+        ("dynamic=True faster beyond the spread", "dynamic=False faster beyond the spread", "within the spread"),
+    )
