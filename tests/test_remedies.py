@@ -81,15 +81,20 @@ def live(site_record) -> BuildRecord:
 
 @pytest.mark.parametrize("section", lesson_sections(), ids=lambda s: s.ref)
 def test_section_ends_in_a_remedy_run_in_it(section: Section, live: BuildRecord, built_site):
-    """The section's last subsection is `What to do`; one of its explain blocks states a fact whose every
-    run is a snippet fenced in this section, which ran without error on this build, and whose outcome
-    has a text; the built page carries the heading."""
+    """The section's last subsection is `What to do`; one of its explain blocks states a fact that reads a
+    snippet fenced in this section (and any other run it reads is fenced on the same page), whose runs
+    ran without error on this build and whose outcome has a text; the built page carries the heading."""
     fix = fix_of(section)
     assert fix, f"{section.ref} does not end in a `### What to do` subsection"
-    fenced = {f"{f.fence.path}" for f in find_fences(section.text) if f.fence is not None}
+    here = {f.fence.path for f in find_fences(section.text) if f.fence is not None}
+    on_page = {f.fence.path for f in find_fences((ROOT / "docs" / section.page).read_text()) if f.fence is not None}
     stated = [b.fact for b in find_blocks(fix.text)]
     assert stated, f"{section.ref}: `What to do` explains no measured fact"
-    run_here = [name for name in stated if name in FACTS and {r.path for r in FACTS[name].runs} <= fenced]
+    run_here = [
+        name
+        for name in stated
+        if name in FACTS and (paths := {r.path for r in FACTS[name].runs}) <= on_page and paths & here
+    ]
     assert run_here, f"{section.ref}: no fact of `What to do` ({stated}) reads a snippet run in the section"
     for name in run_here:
         f = FACTS[name]
