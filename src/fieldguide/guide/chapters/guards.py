@@ -1038,21 +1038,35 @@ def alpha_as_tensor(result: SnippetResult) -> Measured:
 @fact(
     "guards: ambient state set once",
     AMBIENT_FIX,
+    AMBIENT_RUN,
     show=lambda v: plural(v, "graph"),
-    outcomes=("one graph", "compiled again"),
+    outcomes=(
+        "one graph, where flipping the flag compiled again",
+        "one graph, as with the flag flipped",
+        "compiled again",
+    ),
 )
-def ambient_set_once(result: SnippetResult) -> Measured:
+def ambient_set_once(result: SnippetResult, ambient_run: SnippetResult) -> Measured:
     rows = counted(result)
     if len(rows) != 3:
         raise LookupError(f"expected three steps, read {len(rows)}")
-    evidence = tuple(line_of(result, r["line"]) for r in rows)
+    flip = config_flip(ambient_run)
+    evidence = tuple(line_of(result, r["line"]) for r in rows) + flip.evidence[:1]
     last = rows[-1]["graphs"]
     grew = [r["label"] for prev, r in pairwise(rows) if r["graphs"] > prev["graphs"]]
     slots = {
         "n": Derived(last, plural(last, "graph")),
         "grew": Derived(grew, "; ".join(code(g) for g in grew) or "none"),
     }
-    return Measured(last, evidence, "one graph" if last == 1 else "compiled again", slots)
+    if last != 1:
+        outcome = "compiled again"
+    elif flip.outcome == "reuses the entry":
+        outcome = "one graph, as with the flag flipped"
+    elif flip.outcome in ("recompiles", "compiles a new graph, no guard failure logged"):
+        outcome = "one graph, where flipping the flag compiled again"
+    else:
+        outcome = UNRECOGNISED
+    return Measured(last, evidence, outcome, slots)
 
 
 _AUTOGRAD_CALLS = {"requires_grad", "no_grad"}
@@ -1143,18 +1157,21 @@ def members_table(result: SnippetResult) -> str:
 @fact(
     "guards: torch.compiler.reset() after the rebind",
     HELPER_FIX,
+    HELPER,
     show=lambda v: v,
-    outcomes=("new body", "old body"),
+    outcomes=("new body, where the rebind alone kept the old", "new body, as the rebind alone gave", "old body"),
 )
-def reset_after_rebind(result: SnippetResult) -> Measured:
+def reset_after_rebind(result: SnippetResult, probe: SnippetResult) -> Measured:
     r = helper_results(result)
     eager, after = r["eager, after rebind"], r["compiled, after reset"]
     evidence = tuple(
         line_of(result, k) for k in ("compiled, first call", "eager, after rebind", "compiled, after reset")
     )
-    evidence += (line_of(result, "graphs compiled in all"),)
+    evidence += (line_of(result, "graphs compiled in all"), line_of(probe, "compiled, same shape"))
     n = int(r["graphs compiled in all"])
     slots = {"eager": eager, "after": after, "first": r["compiled, first call"], "n": Derived(n, plural(n, "graph"))}
-    return Measured(
-        "new body" if after == eager else "old body", evidence, "new body" if after == eager else "old body", slots
-    )
+    if after != eager:
+        return Measured("old body", evidence, "old body", slots)
+    stale = helper_stale(probe).value
+    outcome = "new body, where the rebind alone kept the old" if stale else "new body, as the rebind alone gave"
+    return Measured("new body", evidence, outcome, slots)
