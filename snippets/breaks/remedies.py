@@ -37,7 +37,7 @@ torch.manual_seed(0)
 x = torch.randn(4)
 for fn in (branch_on_values, prints, calls_c_code, reads_item, reads_item_captured):
     if fn is reads_item_captured:
-        torch._dynamo.config.capture_scalar_outputs = True
+        torch._dynamo.config.capture_scalar_outputs = True  # for the rest of this process
     report = torch._dynamo.explain(fn)(x)
     print(f"{fn.__name__}: graphs={report.graph_count} breaks={report.graph_break_count}")
     for reason in report.break_reasons:
