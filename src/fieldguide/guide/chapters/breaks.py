@@ -117,12 +117,12 @@ def item_reason(result: SnippetResult) -> Measured:
     )
 
 
-@page_table
-def causes_table(result: SnippetResult) -> str:
-    rows = [
+def _explain_rows(result: SnippetResult, labels: dict[str, str]) -> list[list[str]]:
+    """One row per function explain() counted: its name, what it does, graphs, breaks, reasons."""
+    return [
         [
             code(c["fn"]),
-            CAUSES.get(c["fn"], "—"),
+            labels.get(c["fn"], "—"),
             str(c["graphs"]) + markers_for([_cause_ev(result, c["fn"])]),
             str(c["breaks"]),
             "<br>".join(code(shorten(r, 80)) + markers_for([_reason_ev(result, c["fn"], r)]) for r in c["reasons"])
@@ -130,7 +130,12 @@ def causes_table(result: SnippetResult) -> str:
         ]
         for c in causes(result)
     ]
-    return table(["function", "what it does", "graphs", "breaks", "reason explain() gave"], rows, "--rr-")
+
+
+@page_table
+def causes_table(result: SnippetResult) -> str:
+    header = ["function", "what it does", "graphs", "breaks", "reason explain() gave"]
+    return table(header, _explain_rows(result, CAUSES), "--rr-")
 
 
 # -- TORCH_LOGS=graph_breaks ---------------------------------------------------------------------
@@ -376,16 +381,8 @@ def item_captured(result: SnippetResult) -> Measured:
 
 @page_table
 def rewrites_table(result: SnippetResult) -> str:
-    rows = [
-        [
-            code(c["fn"]),
-            REWRITES.get(c["fn"], "—"),
-            str(c["graphs"]) + markers_for([_cause_ev(result, c["fn"])]),
-            str(c["breaks"]),
-        ]
-        for c in causes(result)
-    ]
-    return table(["function", "rewritten with", "graphs", "breaks"], rows, "--rr")
+    header = ["function", "rewritten with", "graphs", "breaks", "reason explain() gave"]
+    return table(header, _explain_rows(result, REWRITES), "--rr-")
 
 
 _RAISED = re.compile(r"^raised (?P<error>\w+)$")
