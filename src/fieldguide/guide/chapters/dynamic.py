@@ -522,6 +522,75 @@ def after_limit(result: SnippetResult) -> Measured:
     )
 
 
+# -- many instances and the accumulated limit ----------------------------------------------------
+INSTANCES = run("dynamic/instances.py", "recompiles")
+INSTANCES_REMEDY = run("dynamic/instances_remedy.py", "recompiles")
+_LAYER = re.compile(r"^layer (\d+): unique_graphs=(\d+) output as eager: (True|False)$", re.M)
+_HIT = re.compile(r"^torch\._dynamo hit (config\.\w+ \(\d+\))$")
+INSTANCE_OUTCOMES = (
+    "one entry for all",
+    "an entry per instance, up to the accumulated limit",
+    "an entry per instance, up to 4, the warning naming the other limit",
+    "an entry per instance",
+)
+
+
+def _instances(result: SnippetResult) -> Measured:
+    """The graphs six instances of one class needed through one compiled function (accumulated limit 4)."""
+    layers = [(int(i), int(g), e == "True") for i, g, e in _LAYER.findall(result.stdout)]
+    if [i for i, _, _ in layers] != list(range(6)):
+        raise LookupError(f"{result.path}: layer lines printed: {[i for i, _, _ in layers]}")
+    evidence = tuple(line_of(result, f"layer {i}: ") for i, _, _ in layers)
+    if not all(same for _, _, same in layers):
+        differ = [f"layer {i}" for i, _, same in layers if not same]
+        raise ValueError(f"output not as eager for {', '.join(differ)}")
+    graphs = [g for _, g, _ in layers]
+    lines = _warning_lines(result)
+    slots: dict[str, object] = {"final": Derived(graphs[-1], plural(graphs[-1], "graph"))}
+    lowered = re.search(r"^lowered config\.(\w+) to 4", result.stdout, re.M)
+    if lowered:
+        slots["acc"] = lowered.group(1)
+        evidence = (line_of(result, "lowered config."),) + evidence
+    if graphs == [1] * 6 and not lines:
+        return Measured("one entry for all", evidence, "one entry for all", slots)
+    if graphs == list(range(1, 7)) and not lines:
+        return Measured("an entry per instance", evidence, "an entry per instance", slots)
+    hit = _HIT.match(lines[0]) if lines else None
+    if hit and graphs[0] == 1:
+        n = max(graphs)
+        stop = graphs.index(n)
+        if graphs[: stop + 1] == list(range(1, n + 1)) and all(g == n for g in graphs[stop:]) and stop < 5:
+            reason = next((ln[len("last reason: ") :] for ln in lines if ln.startswith("last reason:")), "")
+            function = next((ln[len("function: ") :] for ln in lines if ln.startswith("function:")), "")
+            slots.update(
+                {
+                    "n": Derived(n, plural(n, "graph")),
+                    "hit": hit.group(1),
+                    "function": function,
+                    "reason": _guard_slot(reason.split("  #")[0].strip()),
+                    "uncompiled": Derived(5 - stop, plural(5 - stop, "layer")),
+                }
+            )
+            named = hit.group(1).startswith(f"config.{slots.get('acc')} ")
+            outcome = (
+                "an entry per instance, up to the accumulated limit"
+                if named
+                else "an entry per instance, up to 4, the warning naming the other limit"
+            )
+            return Measured(outcome, evidence + tuple(line_of(result, ln) for ln in lines), outcome, slots)
+    raise ValueError(f"unique_graphs {graphs}, {'a' if lines else 'no'} limit warning")
+
+
+@fact("limits: six instances through one function", INSTANCES, outcomes=INSTANCE_OUTCOMES)
+def instances(result: SnippetResult) -> Measured:
+    return _instances(result)
+
+
+@fact("limits: six instances, their weights as tensors", INSTANCES_REMEDY, outcomes=INSTANCE_OUTCOMES)
+def instances_remedy(result: SnippetResult) -> Measured:
+    return _instances(result)
+
+
 # -- 5. stances ----------------------------------------------------------------------------------
 @fact(
     "stances: set_stance",
