@@ -548,7 +548,17 @@ FOREIGN_NEW = [
     (WARN_PREFIX + "   function: 'forward' (/home/ana/proj/model.py:40)", LIMIT),
     (WARN_PREFIX + "   last reason: 2/7: L['self'].layer_idx == 7", LAYER),
     (WARN_PREFIX + "   last reason: 0/7: self._modules['norm'].training == True", TRAIN),
-    (WARN_PREFIX + "torch._dynamo hit config.accumulated_recompile_limit (256)", LIMIT),
+    (WARN_PREFIX + "torch._dynamo hit config.accumulated_recompile_limit (256)", "dynamic.md#accumulated-limit"),
+    (WARN_PREFIX + "torch._dynamo hit config.accumulated_cache_size_limit (64)", "dynamic.md#accumulated-limit"),
+    (
+        WARN_PREFIX + "   last reason: 0/7: ___check_obj_id(L['opt'], 140054477991056), type=<class 'torch.optim.adamw.AdamW'>",
+        "realcode.md#optimizer-per-parameter",
+    ),
+    (
+        NEW_PREFIX + "    - 2/3: ___dict_param_key_ids(L['self'].state) == {140040850413968, 140040908327248}",
+        "realcode.md#optimizer-per-parameter",
+    ),
+    (NEW_PREFIX + "    - 0/2: ___check_obj_id(optimizer, 139898872735888)", "realcode.md#optimizer-per-parameter"),
     # a whole limit warning of another program: its lines continue the record unprefixed, or each prefixed
     (WARN_PREFIX + "torch._dynamo hit config.recompile_limit (16)", LIMIT),
     ("   function: 'decode_step' (/opt/svc/generate.py:211)", LIMIT),

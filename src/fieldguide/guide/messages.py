@@ -223,6 +223,12 @@ CAUSES = [
         "stance",
     ),
     Cause(
+        "accumulated-limit",
+        r"torch\._dynamo hit config\.accumulated_\w*limit",
+        "dynamic.md#accumulated-limit",
+        "limit",
+    ),
+    Cause(
         "limit",
         # the warning's first line, and its hints (their address changes from one release to the next)
         r"torch\._dynamo hit config\.\w*limit|^To log all recompilation reasons|^To diagnose recompilation issues",
@@ -248,6 +254,13 @@ CAUSES = [
         r"\bparam_groups\b|(?:^|\.|\[['\"])(?:\w+_)?(?:lr|learning_rate)(?:['\"]\])? == ",
         "realcode.md#learning-rate-schedules",
         "value",
+    ),
+    # an optimizer object checked by identity, or the keys of its state (one optimizer per parameter)
+    Cause(
+        "optimizer",
+        r"___check_obj_id\((?:L\[['\"])?(?:\w*optim\w*|opt)\b|type=<class 'torch\.optim\.|___dict_param_key_ids\(",
+        "realcode.md#optimizer-per-parameter",
+        "object-id",
     ),
     Cause("training", r"\.training\b|\[['\"]training['\"]\]", "realcode.md#train-and-eval", "value"),
     Cause("nn-module", r"__nn_module_guard_\d+", "guards.md#modules-identity-or-type", "nn-module"),
