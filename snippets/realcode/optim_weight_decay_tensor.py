@@ -20,5 +20,6 @@ for i in range(8):
     print(f"step {i}: weight_decay={weight_decay.item():.4f} ({kind}) unique_graphs={counters['stats']['unique_graphs']}")
 breaks = counters["graph_break"]
 print(f"graph breaks counted: {sum(breaks.values())}")
-for reason in breaks:
-    print("  break:", reason.strip().splitlines()[0][:120])
+for reason in breaks:  # its first line, and the source line it names, where it names one
+    where = next((ln.split("code: ", 1)[1] for ln in reason.splitlines() if "code: " in ln), "")
+    print("  break:", reason.strip().splitlines()[0][:120] + (f" (at: {where.strip()})" if where else ""))

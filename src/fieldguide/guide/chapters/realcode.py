@@ -384,6 +384,94 @@ def plateau_graphs(result: SnippetResult) -> Measured:
     raise LookupError(f"{result.path}: graphs {graphs}, recompiles logged per step {counts}")
 
 
+WD_TENSOR = run("realcode/optim_weight_decay_tensor.py", "recompiles")
+WD_FIXED = run("realcode/optim_weight_decay_fixed.py", "recompiles")
+_WD_STEP = re.compile(
+    r"^step (\d): weight_decay=[\d.]+ (?:\((\w+)\) )?unique_graphs=(\d+)(?: same as the float schedule: (True|False))?$",
+    re.M,
+)
+
+
+def _wd_steps(result: SnippetResult) -> list[re.Match]:
+    found = list(_WD_STEP.finditer(result.stdout))
+    if [m.group(1) for m in found] != [str(i) for i in range(8)]:
+        raise LookupError(f"{result.path}: {len(found)} step lines")
+    return found
+
+
+@fact(
+    "realcode: a weight-decay schedule in a tensor, graphs over 8 steps",
+    WD_TENSOR,
+    show=lambda v: v,
+    outcomes=(
+        "no graph, a branch on the weight decay's value",
+        "no graph, a branch on a tensor's value",
+        "no graph",
+        "one entry",
+        "compiled again",
+    ),
+)
+def wd_tensor(result: SnippetResult) -> Measured:
+    found = _wd_steps(result)
+    graphs = [int(m.group(3)) for m in found]
+    kinds = sorted({m.group(2) for m in found})
+    evidence = tuple(line_of(result, f"step {i}: ") for i in range(8))
+    slots: dict[str, object] = {
+        "final": Derived(graphs[-1], plural(graphs[-1], "graph")),
+        "kinds": Derived(kinds, " and ".join(f"`{k}`" for k in kinds)),
+    }
+    k = len(parse_recompiles(result.output))
+    if graphs == [0] * 8:
+        m = re.search(r"^graph breaks counted: (\d+)$", result.stdout, re.M)
+        reasons = re.findall(r"^  break: (.*)$", result.stdout, re.M)
+        if not m:
+            raise LookupError(f"{result.path}: no count of graph breaks")
+        evidence += (line_of(result, "graph breaks counted: "),) + tuple(
+            line_of(result, "  break: " + r) for r in reasons
+        )
+        slots["breaks"] = Derived(int(m.group(1)), plural(int(m.group(1)), "graph break"))
+        slots["reasons"] = Derived(reasons, "; ".join(code(r) for r in reasons))
+        words = ("data-dependent", "data dependent", "dynamic control flow")
+        branch = next((r for r in reasons if any(w in r.lower() for w in words)), None)
+        if branch:
+            at = re.search(r" \(at: (.*)\)$", branch)
+            slots["branch"] = Derived(branch, shorten(branch.split(" (at: ")[0], 60))
+            if at and "weight_decay" in at.group(1):
+                slots["at"] = at.group(1)
+                outcome = "no graph, a branch on the weight decay's value"
+            else:
+                outcome = "no graph, a branch on a tensor's value"
+            return Measured(outcome, evidence, outcome, slots)
+        return Measured("no graph", evidence, "no graph", slots)
+    slots["k"] = Derived(k, plural(k, "recompile"))
+    if len(set(graphs)) == 1 and k == 0:
+        return Measured("one entry", evidence, "one entry", slots)
+    return Measured("compiled again", evidence, "compiled again", slots)
+
+
+@fact(
+    "realcode: the decay applied in the compiled step, graphs over 8 steps",
+    WD_FIXED,
+    show=lambda v: v,
+    outcomes=("no recompile, the same weights", "no recompile, other weights", "compiled again"),
+)
+def wd_fixed(result: SnippetResult) -> Measured:
+    found = _wd_steps(result)
+    graphs = [int(m.group(3)) for m in found]
+    same = [m.group(4) == "True" for m in found]
+    k = len(parse_recompiles(result.output))
+    evidence = tuple(line_of(result, f"step {i}: ") for i in range(8))
+    slots = {
+        "final": Derived(graphs[-1], plural(graphs[-1], "graph")),
+        "k": Derived(k, plural(k, "recompile")),
+    }
+    if len(set(graphs)) != 1 or k:
+        return Measured("compiled again", evidence, "compiled again", slots)
+    if all(same):
+        return Measured("no recompile, the same weights", evidence, "no recompile, the same weights", slots)
+    return Measured("no recompile, other weights", evidence, "no recompile, other weights", slots)
+
+
 @page_table
 def optim_table(*results: SnippetResult) -> str:
     """unique_graphs after each step, and the recompiles logged during it, one column per run (a run
@@ -404,6 +492,126 @@ def optim_table(*results: SnippetResult) -> str:
         rows.append([label, *cells])
     heads = ["floats", "lr, betas as tensors", "tensor lr, no beta cycling", "weight decay"][: len(results)]
     return table(["step", *heads], rows, "-" + "r" * len(results))
+
+
+# -- one optimizer per parameter ----------------------------------------------------------------
+PER_PARAM = run("realcode/optim_per_param.py")
+PER_PARAM_FIXED = run("realcode/optim_per_param_fixed.py", "recompiles")
+_LONG_ID = re.compile(r"\d{9,}")
+_SITE = re.compile(r"^'(\w+)' \((?:.*site-packages/)?(.*?):\d+\)$")
+
+
+def _no_ids(text: str) -> object:
+    """A guard as a slot, without the object ids it prints (they change from run to run)."""
+    shown = _LONG_ID.sub("…", text)
+    return text if shown == text else Derived(text, shown)
+
+
+def _line_at(lines: list[str], label: str) -> int:
+    """The index of the step line `label` printed."""
+    return next(i for i, ln in enumerate(lines) if ln.startswith(label + " "))
+
+
+@fact(
+    "realcode: one optimizer per parameter, 12 steps through one function",
+    PER_PARAM,
+    show=lambda v: v,
+    outcomes=(
+        "a graph per optimizer, then the limit",
+        "the limit in the optimizer's step, on its state, and compiling went on",
+        "a limit warning per frame, and compiling went on",
+        "a graph per optimizer",
+        "one graph",
+    ),
+)
+def per_param(result: SnippetResult) -> Measured:
+    s = steps(result.stdout)
+    if len(s) != 12 or not all(label.startswith(f"optimizer {i} ") for i, (label, _) in enumerate(s)):
+        raise LookupError(f"{result.path}: {len(s)} step lines")
+    graphs = [g for _, g in s]
+    evidence = tuple(line_of(result, label + " ") for label, _ in s)
+    slots: dict[str, object] = {"final": Derived(graphs[-1], plural(graphs[-1], "graph"))}
+    found = limit_warnings(result)
+    if not found:
+        if graphs == [1] * 12:
+            return Measured("one graph", evidence, "one graph", slots)
+        if graphs == list(range(1, 13)):
+            return Measured("a graph per optimizer", evidence, "a graph per optimizer", slots)
+        raise ValueError(f"unique_graphs {graphs}, no limit warning")
+    if not all(w["function"] and w["reason"] for w in found):
+        raise LookupError(f"{result.path}: a limit warning without its function: or last reason: line")
+    lines = result.output.splitlines()
+    after = [i for i, (label, _) in enumerate(s) if any(ln.startswith(label + " ") for ln in lines[found[-1]["at"] :])]
+    if not after or after[0] == 0 or any(w["at"] < _line_at(lines, s[after[0] - 1][0]) for w in found):
+        raise LookupError(f"{result.path}: the limit warnings are not all between two step lines")
+    at = after[0]
+    sites, reasons = [], []
+    for w in found:
+        fn = _SITE.match(w["function"][len("function: ") :])
+        if not fn:
+            raise LookupError(f"{result.path}: function line {w['function']!r}")
+        sites.append(fn)
+        reasons.append(re.sub(r"^\d+/\d+: ", "", w["reason"][len("last reason: ") :]).split("  #")[0].strip())
+        evidence += (line_of(result, w["line"]), line_of(result, w["function"]), line_of(result, w["reason"][:80]))
+    first = found[0]
+    slots.update(
+        {
+            "hit": f"config.{first['hit'].group(1)} ({first['hit'].group(2)})",
+            "function": sites[0].group(1),
+            "file": sites[0].group(2),
+            "reason": _no_ids(reasons[0]),
+            "warnings": Derived(len(found), plural(len(found), "limit warning")),
+            "functions": Derived(
+                [f"{m.group(1)} ({m.group(2)})" for m in sites],
+                ", ".join(f"`{m.group(1)}` ({m.group(2)})" for m in sites),
+            ),
+            "at": s[at][0].split("  ")[0],
+            "before": Derived(graphs[at - 1], plural(graphs[at - 1], "graph")),
+            "uncompiled": Derived(12 - at, plural(12 - at, "optimizer")),
+        }
+    )
+    identity = all(r.startswith("___check_obj_id(") for r in reasons)
+    stayed = graphs[:at] == list(range(1, at + 1)) and all(g == graphs[at - 1] for g in graphs[at:])
+    if stayed and len(found) == 1 and identity:
+        outcome = "a graph per optimizer, then the limit"
+    elif graphs[-1] > graphs[at - 1] and len(found) == 1 and "state" in reasons[0]:
+        outcome = "the limit in the optimizer's step, on its state, and compiling went on"
+    elif graphs[-1] > graphs[at - 1] and len(found) > 1 and identity:
+        outcome = "a limit warning per frame, and compiling went on"
+    else:
+        raise ValueError(f"unique_graphs {graphs}, {len(found)} limit warnings before {s[at][0]}: {reasons}")
+    return Measured(outcome, evidence, outcome, slots)
+
+
+@fact(
+    "realcode: one optimizer over the 12 parameters, 3 steps",
+    PER_PARAM_FIXED,
+    show=lambda v: v,
+    outcomes=("one graph", "settled after one recompile", "a graph per step"),
+)
+def per_param_fixed(result: SnippetResult) -> Measured:
+    s = steps(result.stdout)
+    if [label for label, _ in s] != ["step 0", "step 1", "step 2"]:
+        raise LookupError(f"{result.path}: step lines {[label for label, _ in s]}")
+    graphs = [g for _, g in s]
+    evidence = tuple(line_of(result, label + " ") for label, _ in s)
+    k = len(parse_recompiles(result.output))
+    slots = {"final": Derived(graphs[-1], plural(graphs[-1], "graph")), "k": Derived(k, plural(k, "recompile"))}
+    if graphs == [1, 1, 1] and k == 0:
+        return Measured("one graph", evidence, "one graph", slots)
+    if graphs == [1, 2, 2] and k == 1:
+        reason = first_reasons(result)[0]
+        slots["reason"] = _no_ids(reason)
+        slots["at"] = "step 1"
+        return Measured(
+            "settled after one recompile",
+            evidence + (_reason_ev(result, reason),),
+            "settled after one recompile",
+            slots,
+        )
+    if graphs == [1, 2, 3]:
+        return Measured("a graph per step", evidence, "a graph per step", slots)
+    raise ValueError(f"unique_graphs {graphs}, {k} recompiles logged")
 
 
 # -- train() / eval() ---------------------------------------------------------------------------
