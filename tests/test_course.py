@@ -13,7 +13,7 @@ from browser import serve, settled, watch_offline
 from conftest import ROOT
 
 from fieldguide.guide import gym, links
-from fieldguide.guide.chapters import breaks, capture, marks, realcode
+from fieldguide.guide.chapters import breaks, capture, dynamic, marks, realcode
 from fieldguide.guide.explain import render_page
 from fieldguide.guide.parse.recompiles import parse_recompiles
 from fieldguide.run.record import BuildRecord
@@ -346,6 +346,55 @@ def test_optimizer_settings_follow_the_record(live):
         assert realcode.plateau_types(plateau).outcome == ("a float" if floats else "a tensor"), build.torch
         if graphs.outcome != "one graph":
             assert "a tensor learning rate is a remedy" not in page
+
+
+def test_instances_optimizers_and_weight_decay_follow_each_record(live):
+    """Many instances through one function, one optimizer per parameter and the weight-decay remedies: each
+    outcome is the one the run's own lines show (a limit warning, the graphs of the last step, the printed
+    comparisons with eager), and the page renders that outcome's text, not another's."""
+    for build in builds(live):
+        dyn = render_page((ROOT / "docs" / "dynamic.md").read_text(), build).markdown
+        rc = render_page((ROOT / "docs" / "realcode.md").read_text(), build).markdown
+        inst = build.find("dynamic/instances.py", TORCH_LOGS="recompiles")
+        m = dynamic.instances(inst)
+        hit = re.search(r"hit (config\.\w+)", inst.output)
+        assert (m.outcome == "one entry for all") == (hit is None and "layer 5: unique_graphs=1 " in inst.stdout)
+        if hit:
+            acc = re.search(r"lowered config\.(\w+) to 4", inst.stdout).group(1)
+            named = hit.group(1) == f"config.{acc}"
+            assert m.outcome.startswith("an entry per instance, up to ")
+            assert (m.outcome == "an entry per instance, up to the accumulated limit") == named, build.torch
+        assert f"= {m.outcome} " in dyn, build.torch
+        remedy = dynamic.instances_remedy(build.find("dynamic/instances_remedy.py", TORCH_LOGS="recompiles"))
+        assert f"= {remedy.outcome} " in dyn
+        if remedy.outcome != "one entry for all":
+            assert "served the other five" not in dyn
+
+        per = build.find("realcode/optim_per_param.py")
+        pm = realcode.per_param(per)
+        warnings = len(re.findall(r"hit config\.\w+ \(\d+\)", per.output))
+        final = int(re.findall(r"unique_graphs=(\d+)", per.stdout)[-1])
+        if pm.outcome == "a graph per optimizer, then the limit":
+            assert warnings == 1 and final == 8, build.torch
+        elif "compiling went on" in pm.outcome:
+            assert warnings >= 1 and final == 12, build.torch
+            assert ("per frame" in pm.outcome) == (warnings > 1)
+        assert f"= {pm.outcome} " in rc
+        fixed = realcode.per_param_fixed(build.find("realcode/optim_per_param_fixed.py", TORCH_LOGS="recompiles"))
+        assert f"= {fixed.outcome} " in rc
+
+        wd = build.find("realcode/optim_weight_decay_tensor.py", TORCH_LOGS="recompiles")
+        wm = realcode.wd_tensor(wd)
+        assert wm.outcome.startswith("no graph") == all(g == "0" for g in re.findall(r"unique_graphs=(\d+)", wd.stdout))
+        if "weight decay's value" in wm.outcome:
+            assert "(at: if weight_decay" in wd.stdout
+        assert f"= {wm.outcome} " in rc
+        wf = build.find("realcode/optim_weight_decay_fixed.py", TORCH_LOGS="recompiles")
+        fm = realcode.wd_fixed(wf)
+        assert (fm.outcome == "no recompile, the same weights") == (
+            "schedule: False" not in wf.stdout and not parse_recompiles(wf.output)
+        ), build.torch
+        assert f"= {fm.outcome} " in rc
 
 
 def test_realcode_train_eval_names_only_the_first_failed_guard(live):

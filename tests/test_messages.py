@@ -551,7 +551,8 @@ FOREIGN_NEW = [
     (WARN_PREFIX + "torch._dynamo hit config.accumulated_recompile_limit (256)", "dynamic.md#accumulated-limit"),
     (WARN_PREFIX + "torch._dynamo hit config.accumulated_cache_size_limit (64)", "dynamic.md#accumulated-limit"),
     (
-        WARN_PREFIX + "   last reason: 0/7: ___check_obj_id(L['opt'], 140054477991056), type=<class 'torch.optim.adamw.AdamW'>",
+        WARN_PREFIX
+        + "   last reason: 0/7: ___check_obj_id(L['opt'], 140054477991056), type=<class 'torch.optim.adamw.AdamW'>",
         "realcode.md#optimizer-per-parameter",
     ),
     (
