@@ -453,7 +453,12 @@ def wd_tensor(result: SnippetResult) -> Measured:
     "realcode: the decay applied in the compiled step, graphs over 8 steps",
     WD_FIXED,
     show=lambda v: v,
-    outcomes=("no recompile, the same weights", "no recompile, other weights", "compiled again"),
+    outcomes=(
+        "no recompile, the same weights",
+        "one recompile at the second step, then none, the same weights",
+        "no recompile, other weights",
+        "compiled again",
+    ),
 )
 def wd_fixed(result: SnippetResult) -> Measured:
     found = _wd_steps(result)
@@ -465,6 +470,12 @@ def wd_fixed(result: SnippetResult) -> Measured:
         "final": Derived(graphs[-1], plural(graphs[-1], "graph")),
         "k": Derived(k, plural(k, "recompile")),
     }
+    settled = k == 1 and graphs[1:] == [graphs[0] + 1] * 7
+    if settled and all(same):
+        reason = first_reasons(result)[0]
+        slots["reason"] = _no_ids(reason)
+        outcome = "one recompile at the second step, then none, the same weights"
+        return Measured(outcome, evidence + (_reason_ev(result, reason),), outcome, slots)
     if len(set(graphs)) != 1 or k:
         return Measured("compiled again", evidence, "compiled again", slots)
     if all(same):
