@@ -526,12 +526,26 @@ _FRAME = re.compile(r'^(\s*)File ".*", line \d+')
 _RECOMPILE_CHANNELS = ("recompiles", "recompiles_verbose")
 
 
+def _depth(text: str) -> int:
+    """How many more brackets a line opens than it closes."""
+    return sum(text.count(c) for c in "([{") - sum(text.count(c) for c in ")]}")
+
+
 def _recompile_lines(text: str) -> list[tuple[str, str, list[str]]]:
     out, in_trace = [], False
+    open_parts: list[str] | None = None  # a reason whose object repr spans lines ("type=SGD (" ... ")")
+    depth = 0
     for line in text.splitlines():
         stripped = line.strip()
         if not stripped:
             continue
+        if open_parts is not None and stripped.startswith("- "):  # each line of the repr, "- "-prefixed
+            open_parts.append(stripped)
+            depth += _depth(_COMMENT.sub("", stripped))
+            if depth <= 0:
+                open_parts = None
+            continue
+        open_parts = None
         if stripped.startswith(("Recompiling function", "triggered by")) or re.match(
             r"^guard \d+ failures:$", stripped
         ):
@@ -545,6 +559,9 @@ def _recompile_lines(text: str) -> list[tuple[str, str, list[str]]]:
                 continue
             if body:  # "- 0/0:" alone: an entry with no reason printed
                 out.append(("reason", stripped, []))
+                depth = _depth(_COMMENT.sub("", stripped))
+                if depth > 0:
+                    open_parts = out[-1][2]
         else:
             out.append(("note", stripped, []))
     return out
