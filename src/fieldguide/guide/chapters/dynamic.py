@@ -562,8 +562,17 @@ def _instances(result: SnippetResult) -> Measured:
         if graphs[: stop + 1] == list(range(1, n + 1)) and all(g == n for g in graphs[stop:]) and stop < 5:
             reason = next((ln[len("last reason: ") :] for ln in lines if ln.startswith("last reason:")), "")
             function = next((ln[len("function: ") :] for ln in lines if ln.startswith("function:")), "")
+            # the recompile log: one block, at the call that met the limit, whose failed guards are an
+            # identity check on the layer for each of the n entries (the texts say so; anything else is
+            # an outcome of its own)
+            log = result.log("recompiles")
+            checks = [ln.strip() for ln in log.splitlines() if ln.strip().startswith("- ___check_obj_id(")]
+            if log.count("Recompiling function") != 1 or len(checks) != n:
+                raise ValueError(f"{log.count('Recompiling function')} recompile blocks, {len(checks)} identity checks")
+            evidence += (line_of(result, "Recompiling function"), *(line_of(result, ln) for ln in checks))
             slots.update(
                 {
+                    "checks": Derived(n, plural(n, "identity check")),
                     "n": Derived(n, plural(n, "graph")),
                     "hit": hit.group(1),
                     "function": function,
