@@ -459,6 +459,24 @@ def _slots_in(text: str) -> list[str]:
     return [m.group("name") for m in _SLOT.finditer(text) if m.group("name")]
 
 
+def where(location: str) -> str:
+    """A logged function's file, as a reader can place it: a snippet's path as printed, a path into
+    torch from its `torch/` folder on (the environment before it differs per machine), else nothing."""
+    if location.startswith("snippets/"):
+        return location
+    cut = location.rfind("/torch/")
+    return location[cut + 1 :] if cut >= 0 else ""
+
+
+def _functions(recompiles) -> str:
+    """The logged functions, each once: a function of torch's own code with its file (a snippet's
+    `step` and torch's `SGD.step` are two functions)."""
+    named = dict.fromkeys(
+        r.function + (f" ({where(r.where)})" if where(r.where).startswith("torch/") else "") for r in recompiles
+    )
+    return ", ".join(named)
+
+
 def slots(answer: Answer, torch: str, scenario: Scenario) -> dict[str, str]:
     """The values a text for the answer's outcome may inline (every value measured, none a sentence)."""
     out = {"torch": torch, "before": str(answer.before), "after": str(answer.after), "new": str(answer.new_graphs)}
@@ -469,7 +487,7 @@ def slots(answer: Answer, torch: str, scenario: Scenario) -> dict[str, str]:
         logged = [r for r in answer.recompiles if r.failures or answer.outcome != "recompiles"]
         out |= {
             "function": logged[0].function,
-            "functions": ", ".join(dict.fromkeys(r.function for r in logged)),
+            "functions": _functions(logged),
             "failures": str(sum(len(r.failures) for r in logged)),
         }
     elif answer.outcome == "recompiles: identity guard, not logged":
@@ -655,8 +673,7 @@ def measured(answer: Answer, focus: str = "") -> str:
                 line
                 for r in logged
                 for line in [
-                    f"Recompiling function {r.function}"
-                    + (f" in {r.where}" if r.where.startswith("snippets/") else "")  # not a path into torch
+                    f"Recompiling function {r.function}" + (f" in {where(r.where)}" if where(r.where) else "")
                 ]
                 + [f"- {f.entry + ': ' if f.entry else ''}{f.reason}" for f in r.failures]
             )
