@@ -672,9 +672,7 @@ def measured(answer: Answer, focus: str = "") -> str:
             + _pre(
                 line
                 for r in logged
-                for line in [
-                    f"Recompiling function {r.function}" + (f" in {where(r.where)}" if where(r.where) else "")
-                ]
+                for line in [f"Recompiling function {r.function}" + (f" in {where(r.where)}" if where(r.where) else "")]
                 + [f"- {f.entry + ': ' if f.entry else ''}{f.reason}" for f in r.failures]
             )
         )
