@@ -563,8 +563,8 @@ def _instances(result: SnippetResult) -> Measured:
             reason = next((ln[len("last reason: ") :] for ln in lines if ln.startswith("last reason:")), "")
             function = next((ln[len("function: ") :] for ln in lines if ln.startswith("function:")), "")
             # the recompile log: one block, at the call that met the limit, whose failed guards are an
-            # identity check on the layer for each of the n entries (the texts say so; anything else is
-            # an outcome of its own)
+            # identity check on the layer for each of the n entries (the texts say so; anything else
+            # raises, which the page shows as the `unrecognised` outcome, never as one of these)
             log = result.log("recompiles")
             checks = [ln.strip() for ln in log.splitlines() if ln.strip().startswith("- ___check_obj_id(")]
             if log.count("Recompiling function") != 1 or len(checks) != n:
