@@ -98,3 +98,39 @@ def test_serve_edits_reach_pages_and_match_a_full_build(tmp_path, built_site, si
             and _comparable(name, _fetch(f"{base}/{name}")) != _comparable(name, (full / name).read_bytes())
         ]
         assert not differ, f"served after edits but not what a full build gives: {differ[:10]}"
+
+
+def test_printed_markdown_is_kept_only_where_its_html_is_the_texts_alone():
+    """serving.memoize_exec_markdown: page code's printed Markdown converts once per text, except
+    where the HTML depends on more than the text (a nested fence that runs, markdown-exec's
+    numbered ids, headings for the page's contents); a new stamp (mkdocs.yml changed) forgets all."""
+    import markdown
+    from markdown_exec._internal.rendering import MarkdownConverter
+
+    from fieldguide.site import serving
+
+    serving.memoize_exec_markdown("stamp-1")
+    md = markdown.Markdown(extensions=["toc", "attr_list", "tables"])
+    calls = []
+    assert getattr(MarkdownConverter.convert, "fieldguide_memo", None) is not None
+
+    def converted(text: str, **kw) -> str:
+        before = len(MarkdownConverter.convert.fieldguide_memo)
+        html = str(MarkdownConverter(md).convert(text, **kw))
+        calls.append(len(MarkdownConverter.convert.fieldguide_memo) - before)
+        return html
+
+    table = "| a | b |\n|---|---|\n| 1 | 2 |\n"
+    first = converted(table)
+    counter = MarkdownConverter.counter
+    assert converted(table) == first and MarkdownConverter.counter == counter + 1  # a hit still counts
+    assert calls == [1, 0]
+    converted("## A heading\n\ntext\n")  # reported to the page's contents, with a numbered id
+    converted('```snippet path="start/first_compile.py"\n```\n')
+    converted('--8<-- "README.md"\n')
+    converted("text\n{: #named }\n")  # an id numbered by markdown-exec's counter
+    assert calls[2:] == [0, 0, 0, 0]
+    converted("*kept*\n", id_prefix="")  # an id prefix given: kept by it
+    assert calls[-1] == 1
+    serving.memoize_exec_markdown("stamp-2")
+    assert MarkdownConverter.convert.fieldguide_memo == {}

@@ -421,7 +421,8 @@ class Section:
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*(?:\{\s*#([\w-]+)[^}]*\})?\s*$")
 
 
-def page_sections(markdown: str) -> list[tuple[int, str, str]]:
+@functools.lru_cache(maxsize=64)  # by the page's text: the index reads every page several times a build
+def page_sections(markdown: str) -> tuple[tuple[int, str, str], ...]:
     """(line, anchor, title) of every heading, in order (fenced code skipped)."""
     out, in_code = [], False
     for i, line in enumerate(markdown.splitlines(), 1):
@@ -435,7 +436,7 @@ def page_sections(markdown: str) -> list[tuple[int, str, str]]:
                 r"(?<!\w)_|_(?!\w)|\*", "", re.sub(r"`([^`]*)`", lambda c: c.group(1).replace("_", "\0"), title)
             )
             out.append((i, m.group(3) or slugify(title, "-"), plain.replace("\0", "_")))  # code keeps its underscores
-    return out
+    return tuple(out)
 
 
 def snippet_sections(docs_dir: Path, page_urls: dict[str, str]) -> dict[str, list[Section]]:

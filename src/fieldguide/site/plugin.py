@@ -20,8 +20,8 @@ build (so the first edit does not pay for importing torch) and keeps the theme's
 templates between rebuilds (a Jinja2 bytecode cache in memory): an edit to one snippet costs
 that snippet's run plus rendering, not a torch import and a template compile. Every rebuild
 still renders every page from the new record; what it keeps is content-addressed only
-(serving.py: generated files hard-linked from a store, search entries and highlighted code by
-their inputs), so a served page is always what a full build of the same files shows.
+(serving.py: generated files hard-linked from a store; search entries, highlighted code and the
+HTML of the Markdown that page code printed, by their inputs), so a served page is always what a full build of the same files shows.
 """
 
 from __future__ import annotations
@@ -479,7 +479,16 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
             env.bytecode_cache = self._templates
             self._search.install(config)
             serving.memoize_highlighting()
+            serving.memoize_exec_markdown(self._markdown_stamp(config))
         return env
+
+    @staticmethod
+    def _markdown_stamp(config) -> str:
+        """What the conversion of a python block's printed Markdown depends on besides the text: the
+        site's Markdown configuration, written in mkdocs.yml (and the engine that registers its fence)."""
+        path = Path(config["config_file_path"])
+        data = path.read_bytes() if path.is_file() else b""
+        return hashlib.sha256(data + engine_fingerprint().encode()).hexdigest()
 
     def _prewarm(self) -> None:
         """Start the executor's workers now (serve only), by running an empty snippet through one."""

@@ -13,6 +13,10 @@ would show); this module only keeps *content-addressed* work, which cannot go st
     memoize_highlighting
                 Pygments' output for a code block, by the code and the highlighter's options.
 
+    memoize_exec_markdown
+                the HTML of the Markdown a page's python block printed, by that text (the
+                block's code still runs on every rebuild).
+
 The watcher polls every 0.15 s instead of MkDocs' 0.5 s (poll_faster): on average a third of a
 second sooner from a save to the start of the rebuild.
 
@@ -25,7 +29,9 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
+import logging
 import os
+import re
 import shutil
 import threading
 from pathlib import Path
@@ -221,3 +227,85 @@ def memoize_highlighting() -> None:
 
     highlight.fieldguide_memo = True
     pymdownx_highlight.highlight = highlight
+
+
+_EXEC_MAX = 2000
+# a fence inside printed Markdown runs something of its own (a snippet block, another exec block):
+# its conversion is not a function of the text alone
+_NESTED_FENCE = re.compile(r"^[ \t>]*(`{3,}|~{3,})[ \t]*(snippet\b|[^\n]*\bexec=)", re.M)
+
+
+class _Warned(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.seen = False
+
+    def emit(self, record) -> None:
+        self.seen = True
+
+
+def memoize_exec_markdown(stamp: str) -> None:
+    """markdown-exec's conversion of the Markdown a page's python block printed, kept by that text.
+
+    Page code runs on every rebuild (its output is read from the new record); what is kept is the
+    conversion of its output to HTML (a new Markdown instance per block, two fifths of a rebuild),
+    which is a function of the text and the site's Markdown configuration (`stamp`: mkdocs.yml's
+    content; a new stamp forgets everything). A conversion is not kept when its output is not that
+    pure function: text with an include (`--8<--`) or a nested fence that runs something, output
+    with ids numbered by markdown-exec's counter, headings reported to the page's table of
+    contents, or a warning logged while converting.
+    """
+    try:
+        from markdown_exec._internal import rendering
+        from markupsafe import Markup
+    except ImportError:
+        return
+    converter = getattr(rendering, "MarkdownConverter", None)
+    original = getattr(converter, "convert", None)
+    if original is None:
+        return
+    memo: dict[tuple, str] = getattr(original, "fieldguide_memo", None)
+    if memo is None:
+        memo = {}
+
+        def convert(self, text, stash=None, id_prefix=None):
+            key = (_exec_stamp[0], text, id_prefix, getattr(self, "_update_toc", None))
+            if stash or "--8<--" in text or _NESTED_FENCE.search(text):
+                return original(self, text, stash, id_prefix)
+            html = memo.get(key)
+            if html is not None:
+                converter.counter += 1  # as the conversion does: later blocks number their ids as before
+                return Markup(html)
+            auto = None if id_prefix is not None else f"exec-{converter.counter + 1}--"
+            warned = _Warned()
+            root = logging.getLogger()
+            root.addHandler(warned)
+            try:
+                markup = original(self, text, stash, id_prefix)
+            finally:
+                root.removeHandler(warned)
+            headings = _reported_headings(self, markup)
+            if not warned.seen and not headings and not (auto and auto in markup):
+                if len(memo) >= _EXEC_MAX:
+                    memo.clear()
+                memo[key] = str(markup)
+            return markup
+
+        convert.fieldguide_memo = memo
+        converter.convert = convert
+    if _exec_stamp[0] != stamp:
+        memo.clear()
+        _exec_stamp[0] = stamp
+
+
+_exec_stamp = [""]
+
+
+def _reported_headings(converter, markup) -> bool:
+    """Whether the conversion passed headings to the page's table of contents (markdown-exec keeps them by markup)."""
+    md = getattr(converter, "_original_md", None)
+    try:
+        inserter = md.treeprocessors["markdown_exec_insert_headings"]
+    except (AttributeError, KeyError, TypeError):
+        return False
+    return bool(getattr(inserter, "headings", {}).get(markup))
