@@ -13,7 +13,7 @@ import re
 import time
 import urllib.request
 
-from conftest import copy_of_site_cache, mkdocs_build
+from conftest import ROOT, copy_of_site_cache, mkdocs_build
 
 from fieldguide.tools import bench
 from fieldguide.tools.bench_serve import mkdocs_serve
@@ -134,3 +134,73 @@ def test_printed_markdown_is_kept_only_where_its_html_is_the_texts_alone():
     assert calls[-1] == 1
     serving.memoize_exec_markdown("stamp-2")
     assert MarkdownConverter.convert.fieldguide_memo == {}
+
+
+def _watched_live():
+    from fieldguide.guide import releases
+    from fieldguide.run.record import BuildRecord
+
+    default, _ = releases.releases_list(ROOT)
+    live = BuildRecord.read(releases.record_file(ROOT, default))
+    live.watch()
+    return live
+
+
+def test_a_watched_build_counts_what_code_reads_and_a_record_from_a_file_does_not():
+    """What serve's page memo keeps a page by (run/record.py): each lookup with what it found, a
+    read of built_at, the ids or the logs of all results; a walk over all results is everything."""
+    from fieldguide.guide import releases
+    from fieldguide.run import record
+
+    live = _watched_live()
+    with record.unread():
+        path = live.snippets[0].path
+    with record.reading() as reads:
+        live.find(path.removeprefix("snippets/"))
+        live.lookup("snippets/no/such.py", {})
+        _ = live.built_at
+        live.ids()
+        live.log_views()
+    kinds = sorted(k[0] for k in reads.lookups)
+    assert kinds == ["built_at", "find", "ids", "logs", "lookup"] and not reads.everything
+    assert reads.lookups[("lookup", "snippets/no/such.py", ())] == record.MISS
+    with record.reading() as reads:
+        [s.path for s in live.snippets]
+    assert reads.everything
+    with record.reading() as reads, record.unread():
+        [s.path for s in live.snippets]
+    assert not reads.everything and not reads.lookups
+    default, _ = releases.releases_list(ROOT)
+    from_file = record.BuildRecord.read(releases.record_file(ROOT, default))
+    with record.reading() as reads:
+        [s.path for s in from_file.snippets]
+        from_file.find(path.removeprefix("snippets/"))
+    assert not reads.everything and not reads.lookups
+
+
+def test_a_fact_reused_from_its_memo_and_a_note_across_releases_count_the_facts_own_reads():
+    """explain's memo of a fact's outcome keeps what the fact read, and a later use counts it again;
+    a note across releases counts the live results its fact reads (and the sources whose staleness
+    it shows), not the whole matrix it is drawn from."""
+    from fieldguide.guide import explain, releases
+    from fieldguide.guide.claims import FACTS
+    from fieldguide.run import context, record, settings
+
+    live = _watched_live()
+    name = next(n for n, f in FACTS.items() if len(f.runs) == 1)
+    fact = FACTS[name]
+    with record.reading() as first:
+        explain.outcome_on(fact, live)
+    with record.reading() as again:
+        explain.outcome_on(fact, live)  # from the memo
+    assert first.lookups and again.lookups.keys() == first.lookups.keys()
+    ctx = context.BuildContext(settings.load(ROOT), live, None, context.RenderState(ROOT / "snippets"))
+    context.activate(ctx)
+    try:
+        with record.reading() as note:
+            releases.across(name)
+    finally:
+        context.activate(None)
+    assert not note.everything
+    run_path = fact.runs[0].path
+    assert {k[1].removeprefix("snippets/") for k in note.lookups} == {run_path}, note.lookups.keys()

@@ -287,6 +287,17 @@ def begin_page() -> None:
     _page.set([])
 
 
+def page_claims() -> list[Claim]:
+    """The claims the page being built has rendered so far."""
+    return list(_page.get() or [])
+
+
+def replay_page_claims(found: list[Claim]) -> None:
+    """Claims a page rendered in an earlier build, reused as they were (serve's page memo): checked again."""
+    for c in found:
+        _collect(c)
+
+
 def end_page(page_markdown: str, build: BuildRecord) -> list[str]:
     """Stop collecting; what is wrong with the page's claims, given the outputs it displays."""
     found = _page.get() or []

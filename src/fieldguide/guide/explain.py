@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..run import context, settings
-from ..run.record import BuildRecord
+from ..run.record import BuildRecord, note, reading
 from .claims import (
     FACTS,
     UNRECOGNISED,
@@ -164,7 +164,10 @@ def outcome_on(f: Fact, build: BuildRecord) -> Measured | None:
             _MEMO.pop(next(iter(_MEMO)))
     found = hit[1]
     if f.name not in found or found[f.name][0] is not f:
-        found[f.name] = (f, _outcome_on(f, build))
+        with reading() as reads:  # kept with the value: a later use reads what this one read
+            found[f.name] = (f, _outcome_on(f, build), reads)
+    else:
+        note(found[f.name][2])
     return found[f.name][1]
 
 

@@ -402,8 +402,7 @@ def passed_guards(scenario: Scenario, result: SnippetResult) -> tuple[str, ...]:
 
 
 def find_result(build: BuildRecord, scenario: Scenario) -> SnippetResult | None:
-    path = f"snippets/{scenario.snippet}"
-    return next((s for s in build.snippets if s.path == path and s.env == scenario.fence.run_env), None)
+    return build.lookup(f"snippets/{scenario.snippet}", scenario.fence.run_env)
 
 
 def answer_key(drill: Drill, build: BuildRecord) -> dict[str, Answer]:

@@ -620,7 +620,7 @@ def collect(build: BuildRecord, others: list[BuildRecord] = ()) -> dict[str, Mes
     """pattern -> Message, from this build's record first, then the other releases' records."""
     found: dict[str, Message] = {}
     for rec, here in [(build, True), *((o, False) for o in others)]:
-        for result in rec.snippets:
+        for result in rec.log_views():
             for role, line, rest in _messages(result):
                 pattern = normalize(line)
                 if not pattern or _TRACE.match(message_text(line)):
@@ -981,7 +981,7 @@ def paste_example(build: BuildRecord) -> str:
     them), for the paste box's placeholder: the size mismatch of the first snippet that printed one, else the
     first recompile any snippet printed."""
     blocks = []
-    for result in sorted(build.snippets, key=lambda r: r.path):
+    for result in sorted(build.log_views(), key=lambda r: r.path):
         lines = [ln.rstrip() for ln in result.logs.get("recompiles", "").splitlines() if ln.strip()]
         for i, ln in enumerate(lines):
             if ln.startswith("Recompiling function") and i + 2 < len(lines) and lines[i + 2].strip().startswith("- "):

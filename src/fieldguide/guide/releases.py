@@ -22,7 +22,9 @@ from packaging.version import InvalidVersion, Version
 
 from ..run.context import BuildContext, ReplayState, active
 from ..run.memo import PinnedMemo
-from ..run.record import BuildRecord, SnippetResult
+from ..run.record import BuildRecord, SnippetResult, note_everything, unread
+from .claims import FACTS
+from .explain import outcome_on
 from .facts import facts_with_sources
 
 
@@ -372,6 +374,21 @@ def stale_summary(cols: list[Column]) -> list[tuple[str, list[str]]]:
 _matrix_cache: dict[tuple, tuple] = {}
 
 
+def _note_rows(names: tuple[str, ...], rows: dict[str, list[Cell]], live: BuildRecord) -> None:
+    """What notes on these facts read from the live build (serve's page memo keeps a page by its reads):
+    each fact's own reads there, and the live entries whose digests decide whether another release's
+    sources of it are stale. A row that is not a lesson's fact counts as reading everything."""
+    for name in names:
+        f = FACTS.get(name)
+        if f is None:
+            note_everything()
+            continue
+        outcome_on(f, live)
+        for cell in rows.get(name, ()):
+            for s in cell.sources:
+                live.lookup(s.path, s.env)
+
+
 def _matrix():
     """The release matrix for the build in progress: (columns, fact rows), computed once per build."""
     build_context = active()
@@ -387,7 +404,9 @@ def _matrix():
 def across(*names: str) -> str:
     """How the releases this guide measures answer the same facts: a collapsed note, one line per fact,
     rendered from the committed release records by the Across releases page's own code."""
-    cols, rows = _matrix()
+    with unread():  # the matrix reads every fact; the note reads only its own rows (_note_rows)
+        cols, rows = _matrix()
+    _note_rows(names, rows, active().record)
     lines = [f"    - {history(cols, rows, name)}" for name in names]
     return (
         '??? abstract "On the releases this guide records"\n\n'

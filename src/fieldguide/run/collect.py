@@ -7,6 +7,8 @@ import functools
 import hashlib
 import io
 import json
+import os
+import time
 import tokenize
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -108,16 +110,50 @@ def _decode(data: bytes) -> str:
     return text[1:] if text.startswith("\ufeff") else text
 
 
+_LISTINGS: dict[str, tuple[int, frozenset[str], frozenset[str]]] = {}
+
+
+def _listing(directory: str) -> tuple[frozenset[str], frozenset[str]]:
+    """(files, directories) in a directory, kept while its modification time stays (an entry added,
+    removed or renamed changes it): every build looks up each snippet's imports in the same few.
+    A directory changed in the last two seconds is listed again each time (a file system whose times
+    are coarse could change it again within the same tick)."""
+    try:
+        mtime = os.stat(directory).st_mtime_ns
+    except OSError:
+        return frozenset(), frozenset()
+    kept = _LISTINGS.get(directory)
+    if kept is None or kept[0] != mtime:
+        files, dirs = set(), set()
+        try:
+            with os.scandir(directory) as it:
+                for entry in it:
+                    try:
+                        (dirs if entry.is_dir() else files if entry.is_file() else set()).add(entry.name)
+                    except OSError:
+                        continue
+        except OSError:
+            return frozenset(), frozenset()
+        kept = (mtime, frozenset(files), frozenset(dirs))
+        if time.time_ns() - mtime > 2_000_000_000:
+            if len(_LISTINGS) > 4096:
+                _LISTINGS.clear()
+            _LISTINGS[directory] = kept
+    return kept[1], kept[2]
+
+
 def _module_files(base: Path, dotted: str) -> list[Path]:
     """Files of a local module or package `dotted` found under base (a package: all its .py files)."""
     parts = dotted.split(".")
     for n in range(len(parts), 0, -1):
-        stem = base.joinpath(*parts[:n])
-        if stem.is_dir() and (stem / "__init__.py").is_file():
+        parent = os.path.join(base, *parts[: n - 1])
+        files, dirs = _listing(parent)
+        name = parts[n - 1]
+        if name in dirs and "__init__.py" in _listing(os.path.join(parent, name))[0]:
             top = base / parts[0]
             return sorted(p for p in top.rglob("*.py") if p.is_file())
-        if stem.with_suffix(".py").is_file():
-            return [stem.with_suffix(".py")]
+        if f"{name}.py" in files:
+            return [Path(parent, f"{name}.py")]
     return []
 
 

@@ -15,15 +15,20 @@ load with a RecordError naming the file, the snippet and the field: nothing is s
 from __future__ import annotations
 
 import base64
+import contextvars
 import functools
 import gzip
+import hashlib
 import json
 import os
 import platform
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import NamedTuple
 
 from . import logs as logparse
 from .identity import SnippetId
@@ -140,6 +145,96 @@ def _resolved(root: str) -> str:
     return str(Path(root).resolve())
 
 
+# -- what page code read from the live build (serve's page memo: site/serving.py) -----------------
+# A build the plugin watches (the live record of a `mkdocs serve` rebuild) notes every lookup made
+# while a `reading()` is active: find() and lookup() with what they found, a read of built_at, and
+# any walk over its results (then the reader read everything). Records read from a file are never
+# watched: they change only with their file.
+class Reads:
+    """The lookups a computation made in watched builds: key -> what it found (a result, or the miss)."""
+
+    def __init__(self) -> None:
+        self.lookups: dict[tuple, object] = {}
+        self.everything = False
+
+    def merge(self, other: Reads) -> None:
+        for key, found in other.lookups.items():
+            self.lookups.setdefault(key, found)
+        self.everything = self.everything or other.everything
+
+
+_READERS: contextvars.ContextVar[tuple[Reads, ...]] = contextvars.ContextVar("fieldguide_reads", default=())
+
+
+@contextmanager
+def reading() -> Iterator[Reads]:
+    """Collect what the code inside reads from watched builds (nested readers each see it)."""
+    reads = Reads()
+    token = _READERS.set((*_READERS.get(), reads))
+    try:
+        yield reads
+    finally:
+        _READERS.reset(token)
+
+
+@contextmanager
+def unread() -> Iterator[None]:
+    """Code inside is not counted as the active readers' reading (a memo that notes its own uses)."""
+    token = _READERS.set(())
+    try:
+        yield
+    finally:
+        _READERS.reset(token)
+
+
+def note(reads: Reads) -> None:
+    """Count what an earlier computation read (its result is reused) as the active readers' reading."""
+    for r in _READERS.get():
+        r.merge(reads)
+
+
+def note_everything() -> None:
+    for r in _READERS.get():
+        r.everything = True
+
+
+def _note(key: tuple, found: object) -> None:
+    for r in _READERS.get():
+        r.lookups.setdefault(key, found)
+
+
+class _Results(list):
+    """A record's results; walking over those of a watched build counts as reading all of them."""
+
+    watched = False
+
+    def __iter__(self):
+        if self.watched:
+            note_everything()
+        return super().__iter__()
+
+    def __getitem__(self, index):
+        if self.watched:
+            note_everything()
+        return super().__getitem__(index)
+
+    def __reversed__(self):
+        if self.watched:
+            note_everything()
+        return super().__reversed__()
+
+
+MISS = "(no result)"
+
+
+class LogView(NamedTuple):
+    """What a reader of torch's log records needs of a result (and nothing it did not read)."""
+
+    path: str
+    env: dict[str, str]
+    logs: dict[str, str]
+
+
 @dataclass
 class BuildRecord:
     torch: str
@@ -153,6 +248,21 @@ class BuildRecord:
     # the places whose outcome on this build no text covers (guide's Uncovered, as dicts: kind, name,
     # page, section, anchor, outcome, value, needs); [] in records written before the field existed
     uncovered: list[dict] = field(default_factory=list)
+
+    def __setattr__(self, name: str, value) -> None:
+        if name == "snippets" and not isinstance(value, _Results):  # (a list given later stays watched)
+            was = self.__dict__.get("snippets")
+            value = _Results(value)
+            value.watched = bool(getattr(was, "watched", False))
+        super().__setattr__(name, value)
+
+    def watch(self) -> None:
+        """Note what page code reads from this build (the plugin's live record under `mkdocs serve`)."""
+        self.snippets.watched = True
+
+    @property
+    def watched(self) -> bool:
+        return self.snippets.watched
 
     @classmethod
     def new(
@@ -243,13 +353,61 @@ class BuildRecord:
     def find(self, path: str, **env: str) -> SnippetResult:
         """The result for snippets/<path>; env narrows it when a snippet ran under several environments."""
         want = SnippetId.of(path).display
-        matches = [s for s in self.snippets if s.path == want and all(s.env.get(k) == v for k, v in env.items())]
+        results = list.__iter__(self.snippets)
+        matches = [s for s in results if s.path == want and all(s.env.get(k) == v for k, v in env.items())]
+        key = ("find", path, tuple(sorted(env.items())))
         if not matches:
-            ran = sorted({s.path for s in self.snippets})
+            if self.watched:
+                _note(key, MISS)
+            ran = sorted({s.path for s in list.__iter__(self.snippets)})
             raise LookupError(f"no result for {want} {env or ''} in this build; results exist for: {', '.join(ran)}")
         if len(matches) > 1:
+            if self.watched:
+                _note(key, MISS)
             raise LookupError(f"{want} ran under several environments; name one of: {[m.env for m in matches]}")
+        if self.watched:
+            _note(key, matches[0])
         return matches[0]
+
+    def ids(self) -> list[SnippetId]:
+        """Which snippets ran under which environments (what they printed not read), in record order."""
+        found = [s.id for s in list.__iter__(self.snippets)]
+        if self.watched:
+            _note(("ids",), "\n".join(i.command_line() for i in found))
+        return found
+
+    def log_views(self) -> list[LogView]:
+        """Every result's torch logs, with its path and environment (its printed output not read)."""
+        views = [LogView(s.path, s.env, s.logs) for s in list.__iter__(self.snippets)]
+        if self.watched:
+            _note(("logs",), hashlib.sha256(repr(views).encode("utf-8", "surrogatepass")).hexdigest())
+        return views
+
+    def lookup(self, display: str, env: dict[str, str]) -> SnippetResult | None:
+        """The result of snippets/... run under exactly `env`, or None."""
+        found = next((s for s in list.__iter__(self.snippets) if s.path == display and s.env == env), None)
+        if self.watched:
+            _note(("lookup", display, tuple(sorted(env.items()))), MISS if found is None else found)
+        return found
+
+
+def fingerprint(result: SnippetResult) -> str:
+    """Everything a result holds, as one digest (two equal digests: the same result for any page)."""
+    values = tuple(getattr(result, f) for f in SnippetResult.__dataclass_fields__)
+    return hashlib.sha256(repr(values).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _get_built_at(self: BuildRecord) -> str:
+    if self.__dict__["snippets"].watched:
+        _note(("built_at",), self.__dict__["_built_at"])
+    return self.__dict__["_built_at"]
+
+
+def _set_built_at(self: BuildRecord, value: str) -> None:
+    self.__dict__["_built_at"] = value
+
+
+BuildRecord.built_at = property(_get_built_at, _set_built_at)  # (after the dataclass made its fields)
 
 
 def python_version() -> str:

@@ -17,7 +17,7 @@ from ..guide.links import relative_link
 def chapter_paths(chapter: str, build: record.BuildRecord | None = None) -> list[str]:
     """snippets/<chapter>/*.py that ran in this build, in path order."""
     build = build or current()
-    return sorted({s.path for s in build.snippets if s.id.path.startswith(f"{chapter}/")})
+    return sorted({i.display for i in build.ids() if i.path.startswith(f"{chapter}/")})
 
 
 def zip_bytes(files: list[Path], root: Path) -> bytes:
@@ -40,7 +40,7 @@ def chapter_links(chapter: str, page_url: str | None = None, notebook: bool = Tr
         "",
     ]
     for path in chapter_paths(chapter, build):
-        cmd = " or ".join(f"`{s.id.command_line()}`" for s in build.snippets if s.path == path)
+        cmd = " or ".join(f"`{i.command_line()}`" for i in build.ids() if i.display == path)
         lines.append(f"- [{path.split('/')[-1]}]({relative_link(page_url, path)}): {cmd}")
     lines.append("")
     zip_url = relative_link(page_url, registered.snippets_zip)

@@ -18,10 +18,12 @@ A build that fails or is interrupted leaves the previous site_dir as it was (nev
 Under `mkdocs serve` the plugin also starts the warm workers in the background after the first
 build (so the first edit does not pay for importing torch) and keeps the theme's compiled
 templates between rebuilds (a Jinja2 bytecode cache in memory): an edit to one snippet costs
-that snippet's run plus rendering, not a torch import and a template compile. Every rebuild
-still renders every page from the new record; what it keeps is content-addressed only
-(serving.py: generated files hard-linked from a store; search entries, highlighted code and the
-HTML of the Markdown that page code printed, by their inputs), so a served page is always what a full build of the same files shows.
+that snippet's run plus rendering, not a torch import and a template compile. What it keeps is
+kept by its inputs only (serving.py: generated files hard-linked from a store; search entries,
+highlighted code and the HTML of the Markdown that page code printed, by their inputs; a page's
+rendering, by its Markdown and the lookups its code made in the live record, which the record
+counts while the page renders), so a served page is always what a full build of the same files
+shows: a rebuild renders again the pages whose code read something that changed.
 """
 
 from __future__ import annotations
@@ -113,6 +115,9 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
         self._store: serving.FileStore | None = None  # serve: generated files, kept by content
         self._swaps = 0
         self._search = serving.SearchMemo()
+        self._pages = serving.PageMemo()
+        self._pages_stamp: str | None = None
+        self._pages_for = None
 
     def on_startup(self, *, command, dirty) -> None:
         # Defining on_startup keeps this object for the whole `mkdocs serve` session.
@@ -205,6 +210,7 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
             _remove(old)
 
     def on_build_error(self, error, **kwargs):
+        self._end_page_memo()
         logging.getLogger("mkdocs").removeHandler(self.warnings)
         _remove(getattr(self, "partial", None))
         context.activate(None)
@@ -224,7 +230,33 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
         # (notebooks are not indexed at all: notebook.py); a page's own front matter wins.
         if page.file.src_uri in {ch.page for ch in self.settings.chapters}:
             page.meta.setdefault("search", {}).setdefault("boost", notebook.CHAPTER_SEARCH_BOOST)
+        if context.active().record.watched:
+            page.markdown = markdown  # (what MkDocs sets it to on return: the memo keys the page by it)
+            self._begin_page_memo(config, files)
+            self._pages.install(page, files, state)
         return markdown
+
+    def _begin_page_memo(self, config, files) -> None:
+        """serve: the stamp of this build's pages, once per build (before its first page renders)."""
+        active = context.active()
+        if self._pages_stamp is not None and self._pages_for is active.record:
+            return
+        settings = self.settings
+        base = settings.base_record
+        base_stat = os.stat(base) if base and os.path.exists(base) else None
+        live = active.record
+        stamp = "\n".join(
+            [
+                self._markdown_stamp(config),
+                serving.files_stamp(files),
+                serving.tree_stamp(settings.root / "docs", settings.root / "records", settings.snippets_dir / "gym"),
+                repr((live.torch, live.python, live.platform, sorted(live.torch_build.items()), live.uncovered)),
+                repr((base, base_stat and (base_stat.st_size, base_stat.st_mtime_ns))),
+                repr(settings),
+            ]
+        )
+        self._pages_stamp, self._pages_for = hashlib.sha256(stamp.encode()).hexdigest(), live
+        self._pages.begin_build(self._pages_stamp, live)
 
     def _explain(self, markdown: str, where: str) -> str:
         """The page's explain blocks, each replaced by the text written for the outcome its fact took
@@ -311,6 +343,8 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
         else:
             toolchain = current_toolchain()
             build = record.BuildRecord.new(toolchain.torch, self._execute(jobs), dict(toolchain.build))
+            if self.command == "serve":
+                build.watch()  # (before anything reads it: the pages' reads are what serve keeps them by)
         for result in build.snippets:
             result.pages = [urls[p] for p in result.pages]
         self.build = context.BuildContext(settings, build, base, self.render_state)
@@ -520,7 +554,12 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
         return server
 
     @event_priority(-100)  # after every other plugin has written its files
+    def _end_page_memo(self) -> None:
+        self._pages.end_build()
+        self._pages_stamp = self._pages_for = None
+
     def on_post_build(self, config):
+        self._end_page_memo()
         build = context.active().record
         build.uncovered = [dataclasses.asdict(u) for u in self.render_state.uncovered]
         build.write(Path(config["site_dir"]) / record.RECORD_NAME)

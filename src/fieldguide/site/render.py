@@ -233,7 +233,7 @@ def _render(options: dict[str, Any], md, state: RenderState) -> str:
     fence: SnippetFence = options["fence"]
     env = fence.run_env
     display = f"snippets/{fence.path}"
-    result = next((s for s in current().snippets if s.path == display and s.env == env), None)
+    result = current().lookup(display, env)
     # a copy rendered from a release's record (nox -s publish): entries measured from another
     # version of the example are shown under a notice, missing ones as a notice
     replay = state.replay

@@ -1,7 +1,11 @@
 """What `mkdocs serve` keeps from one rebuild to the next, so an edit costs what it changes.
 
-A rebuild still renders every page from the new record (nothing shown is older than a full build
-would show); this module only keeps *content-addressed* work, which cannot go stale:
+Everything kept is kept by its inputs, so nothing shown is older than a full build would show:
+
+    PageMemo    a page's rendering, by its Markdown, the build's stamp and every lookup its code
+                made in the live record (run/record.py counts them): an edit re-renders the pages
+                whose code read what changed; a page whose code walked over all results, logged a
+                warning or failed a fence is rendered again every time.
 
     FileStore   the generated files (every release's outputs, snippet copies, zips, notebooks):
                 each content is written once per session, under its hash, and every rebuild
@@ -34,10 +38,13 @@ import os
 import re
 import shutil
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 
 from mkdocs.structure.files import File
 
+from ..guide import claims
+from ..run import record
 from .workdirs import make_owned
 
 
@@ -309,3 +316,169 @@ def _reported_headings(converter, markup) -> bool:
     except (AttributeError, KeyError, TypeError):
         return False
     return bool(getattr(inserter, "headings", {}).get(markup))
+
+
+@dataclass
+class _PageEntry:
+    deps: dict[tuple, str]  # each lookup its code made in the live build -> the fingerprint of what it found
+    content: str
+    toc: object
+    title: str | None
+    anchors: set[str]
+    links: dict[str, dict[str, str]] | None  # by the linked file's src_uri
+    rendered: int
+    page_anchors: dict[str, int]
+    places: list[tuple[str, str]]
+    claims: list
+    uncovered: list
+
+
+class PageMemo:
+    """A page's rendering (its Markdown to HTML, with everything its fences and code did), kept by
+    the page's Markdown, the build's stamp and what its code read from the live record.
+
+    The stamp is everything else a page can read: the site's configuration and engine, the files of
+    the site (links), docs/, records/ and the drills, the live build's header, the base record, and
+    the places no text covered so far. The reads are the live record's lookups the page's code made
+    while it rendered (run/record.py counts them, memos included: explain, releases); a page whose
+    code walked over every result is never kept. A kept page is reused only when each of its
+    lookups finds the same result in the new record; its side effects on the build (fences counted,
+    snippet places, claims to check, uncovered places) are replayed. A page that logged a warning
+    or failed a fence is never kept, so a served build warns and fails where a full build does.
+    """
+
+    def __init__(self) -> None:
+        self._entries: dict[str, tuple[tuple, _PageEntry]] = {}  # page -> its last rendering (one per page)
+        self._stamp: str | None = None
+        self._live = None
+        self._found: dict[int, tuple[object, str]] = {}
+
+    def begin_build(self, stamp: str, live) -> None:
+        self._stamp, self._live, self._found = stamp, live, {}
+
+    def end_build(self) -> None:
+        self._live, self._found = None, {}
+
+    def install(self, page, files, state) -> None:
+        """Render `page` through the memo (its render() is called by MkDocs after on_page_markdown)."""
+        if self._live is None or self._stamp is None:
+            return
+        original = page.render
+        key = (page.file.src_uri, page.url, page.markdown, self._stamp, _uncovered_key(state.uncovered))
+
+        def render(config, files_=files, _page=page):
+            kept, entry = self._entries.pop(page.file.src_uri, (None, None))
+            if kept == key and self._still(entry) and self._apply(entry, _page, files_, state):
+                self._entries[page.file.src_uri] = (key, entry)
+                return
+            places_before, uncovered_before = set(state.places), len(state.uncovered)
+            warned = _Warned()
+            logging.getLogger().addHandler(warned)
+            try:
+                with record.reading() as reads:
+                    original(config, files_)
+            finally:
+                logging.getLogger().removeHandler(warned)
+            if warned.seen or state.errors or reads.everything:
+                return
+            links = _page.links_to_anchors
+            self._entries[page.file.src_uri] = key, _PageEntry(
+                deps={k: self._print(v) for k, v in reads.lookups.items()},
+                content=_page.content,
+                toc=copy.deepcopy(_page.toc),
+                title=_page._title_from_render,
+                anchors=set(_page.present_anchor_ids or ()),
+                links=None if links is None else {f.src_uri: dict(a) for f, a in links.items()},
+                rendered=state.rendered,
+                page_anchors=dict(state.anchors),
+                places=[(k, v) for k, v in state.places.items() if k not in places_before],
+                claims=list(claims.page_claims()),
+                uncovered=list(state.uncovered[uncovered_before:]),
+            )
+
+        page.render = render
+
+    # -- reuse ------------------------------------------------------------------------------------
+    def _print(self, found) -> str:
+        if isinstance(found, str):
+            return "value:" + found
+        hit = self._found.get(id(found))
+        if hit is None or hit[0] is not found:
+            hit = self._found[id(found)] = (found, record.fingerprint(found))
+        return hit[1]
+
+    def _still(self, entry: _PageEntry) -> bool:
+        """Whether each lookup the page made finds the same thing in the live record now."""
+        live = self._live
+        with record.unread():
+            for key, was in entry.deps.items():
+                if key[0] == "find":
+                    try:
+                        found = live.find(key[1], **dict(key[2]))
+                    except LookupError:
+                        found = record.MISS
+                elif key[0] == "lookup":
+                    found = live.lookup(key[1], dict(key[2])) or record.MISS
+                elif key[0] == "built_at":
+                    found = live.built_at
+                elif key[0] == "logs":
+                    views = repr(live.log_views()).encode("utf-8", "surrogatepass")
+                    found = hashlib.sha256(views).hexdigest()
+                elif key[0] == "ids":
+                    found = "\n".join(i.command_line() for i in live.ids())
+                else:
+                    return False
+                if self._print(found) != was:
+                    return False
+        return True
+
+    def _apply(self, entry: _PageEntry, page, files, state) -> bool:
+        links = None
+        if entry.links is not None:
+            links = {}
+            for src_uri, anchors in entry.links.items():
+                file = files.get_file_from_path(src_uri)
+                if file is None:
+                    return False
+                links[file] = dict(anchors)
+        page.content = entry.content
+        page.toc = copy.deepcopy(entry.toc)
+        page._title_from_render = entry.title
+        page.present_anchor_ids = set(entry.anchors)
+        if links is not None:
+            page.links_to_anchors = links
+        state.rendered = entry.rendered
+        state.anchors = dict(entry.page_anchors)
+        for k, v in entry.places:
+            state.places.setdefault(k, v)
+        claims.replay_page_claims(entry.claims)
+        state.uncovered.extend(entry.uncovered)
+        return True
+
+
+def _uncovered_key(uncovered: list) -> str:
+    return hashlib.sha256(repr(uncovered).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def tree_stamp(*dirs: Path) -> str:
+    """Every file's path, size and modification time under `dirs` (what page code reads from disk)."""
+    h = hashlib.sha256()
+    for d in dirs:
+        for base, subdirs, names in os.walk(d):
+            subdirs.sort()
+            for name in sorted(names):
+                path = os.path.join(base, name)
+                try:
+                    st = os.stat(path)
+                except OSError:
+                    continue
+                h.update(f"{path}\0{st.st_size}\0{st.st_mtime_ns}\n".encode("utf-8", "surrogateescape"))
+    return h.hexdigest()
+
+
+def files_stamp(files) -> str:
+    """The site's files as links see them (a page's links and anchors are resolved against them)."""
+    h = hashlib.sha256()
+    for f in sorted(files, key=lambda f: f.src_uri):
+        h.update(f"{f.src_uri}\0{f.dest_uri}\0{f.url}\n".encode("utf-8", "surrogateescape"))
+    return h.hexdigest()
