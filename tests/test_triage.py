@@ -83,3 +83,13 @@ def test_each_triage_row_quotes_its_runs_own_line(built_site, live):
     home = (built_site / "index.html").read_text()
     messages = (built_site / "messages" / "index.html").read_text()
     assert 'href="triage/"' in home and 'href="../triage/"' in messages
+
+
+def test_each_triage_row_links_the_remedies_of_its_section(built_site, live):
+    """Each row's last column also links the "What to do" heading where its section runs the remedies."""
+    page = (built_site / "triage" / "index.html").read_text()
+    for row in _rows(live):
+        name, anchor = row.fix_section.split("#")
+        heading = section_source(row.fix_section).splitlines()[0]
+        assert re.match(r"^#{2,4} What to do\b", heading), f"{row.fix_section} is not a What to do heading: {heading}"
+        assert f'href="../{name.removesuffix(".md")}/#{anchor}"' in page, f"triage does not link {row.fix_section}"

@@ -1,7 +1,8 @@
 """The triage page (docs/triage.md): a symptom, the line to look for, and the section with the remedy.
 
 Stage 4 (render): reads this build's record, never executes. The page holds every sentence (the
-symptom and the cause of each row, in its own Markdown); this module adds, per row, the line the
+symptom and the cause of each row, in its own Markdown); this module adds, per row, a link to the
+section's "What to do" heading (where the remedies run on this torch, next to the pattern) and the line the
 row's lesson run printed on this torch: the first failed guard its recompile log names, or the
 first output line containing a given text (a limit warning, a count). Where that run printed no such
 line on this torch, the cell says so, from the run: the row's section shows what it did instead.
@@ -31,6 +32,13 @@ class Row:
     logs: str = "recompiles"  # the run's TORCH_LOGS, as its page's fence sets it ("" for none)
     look: str = ""  # quote the first output line containing this; empty: the first failed guard
     own_output: bool = False  # the quoted line is one the snippet printed itself, not one torch logged
+    fix: str = ""  # the anchor of the section's "What to do" heading; empty: the section's anchor + "-fix"
+
+    @property
+    def fix_section(self) -> str:
+        """E.g. realcode.md#learning-rate-schedules-fix: the heading under which the section runs its remedies."""
+        page, _, anchor = self.section.partition("#")
+        return f"{page}#{self.fix or anchor + '-fix'}"
 
 
 def _result(record: BuildRecord, row: Row) -> SnippetResult:
@@ -75,6 +83,8 @@ def table(record: BuildRecord, rows: list[Row]) -> str:
         else:
             quoted = _code(line) + (" (*its output*)" if row.own_output else "")
         link = f"[{row.title}]({_link(row.section)})"
+        if row.fix_section != row.section:
+            link += f": [its remedies, run here]({_link(row.fix_section)})"
         out.append(f"| {row.symptom} | {quoted} | {row.cause} | {link} |")
     return "\n".join(out) + "\n"
 
