@@ -525,6 +525,7 @@ def after_limit(result: SnippetResult) -> Measured:
 # -- many instances and the accumulated limit ----------------------------------------------------
 INSTANCES = run("dynamic/instances.py", "recompiles")
 INSTANCES_REMEDY = run("dynamic/instances_remedy.py", "recompiles")
+INSTANCES_RAISED = run("dynamic/instances_raised.py", "recompiles")
 _LAYER = re.compile(r"^layer (\d+): unique_graphs=(\d+) output as eager: (True|False)$", re.M)
 _HIT = re.compile(r"^torch\._dynamo hit (config\.\w+ \(\d+\))$")
 INSTANCE_OUTCOMES = (
@@ -598,6 +599,24 @@ def instances(result: SnippetResult) -> Measured:
 @fact("limits: six instances, their weights as tensors", INSTANCES_REMEDY, outcomes=INSTANCE_OUTCOMES)
 def instances_remedy(result: SnippetResult) -> Measured:
     return _instances(result)
+
+
+@fact(
+    "limits: six instances, the accumulated limit raised to 8",
+    INSTANCES_RAISED,
+    outcomes=("one entry for all", "an entry per instance", "stopped short of six"),
+)
+def instances_raised(result: SnippetResult) -> Measured:
+    """The same six layers with room in the accumulated limit: an entry each, one for all, or a limit
+    met all the same (any other shape of the run is `unrecognised`)."""
+    raised = re.search(r"^raised config\.(\w+) to 8$", result.stdout, re.M)
+    if not raised:
+        raise LookupError(f"{result.path}: no 'raised config.' line")
+    m = _instances(result)
+    slots = {**m.slots, "acc": raised.group(1)}
+    evidence = (line_of(result, "raised config."), *m.evidence)
+    outcome = m.outcome if m.outcome in ("one entry for all", "an entry per instance") else "stopped short of six"
+    return Measured(outcome, evidence, outcome, slots)
 
 
 # -- 5. stances ----------------------------------------------------------------------------------

@@ -22,6 +22,7 @@ LR_TENSOR = run("realcode/lr_tensor.py", "recompiles")
 ONECYCLE = run("realcode/optim_onecycle.py", "recompiles")
 ONECYCLE_TENSOR = run("realcode/optim_onecycle_tensor.py", "recompiles")
 ONECYCLE_FIXED = run("realcode/optim_onecycle_fixed.py", "recompiles")
+CAPTURABLE = run("realcode/optim_capturable.py", "recompiles")
 WEIGHT_DECAY = run("realcode/optim_weight_decay.py", "recompiles")
 PLATEAU = run("realcode/optim_plateau_tensor.py", "recompiles")
 TRAIN_EVAL = run("realcode/train_eval.py", "recompiles")
@@ -310,6 +311,11 @@ def onecycle_fixed_graphs(result: SnippetResult) -> Measured:
     outcomes=("a tensor", "a float"),
 )
 def onecycle_fixed_types(result: SnippetResult) -> Measured:
+    return _lr_types(result)
+
+
+def _lr_types(result: SnippetResult) -> Measured:
+    """The type of `lr` every step read, from the step lines (before each step): one type, or LookupError."""
     found = [(m.group(0), m.group(1)) for m in _TYPES.finditer(result.stdout)]
     kinds = {t[1] for t in found}
     if len(kinds) != 1 or kinds - {"Tensor", "float"}:
@@ -317,6 +323,32 @@ def onecycle_fixed_types(result: SnippetResult) -> Measured:
     kind = kinds.pop()
     evidence = (line_of(result, found[0][0]), line_of(result, found[-1][0]))
     return Measured(kind, evidence, "a tensor" if kind == "Tensor" else "a float", _span(found))
+
+
+_REFUSED_CAPTURABLE = re.compile(r"^AdamW refused capturable=True: .*$", re.M)
+
+
+@fact(
+    "realcode: capturable=True, tensor lr and cycle_momentum=False, graphs over 8 steps",
+    CAPTURABLE,
+    show=_show_course,
+    outcomes=(*_COURSE, "raised", "refused"),
+)
+def capturable_graphs(result: SnippetResult) -> Measured:
+    if m := _REFUSED_CAPTURABLE.search(result.stdout):
+        return Measured("refused", (line_of(result, m.group(0)[:100]),), "refused", {"line": m.group(0)})
+    return _course(result)
+
+
+@fact(
+    "realcode: capturable=True, tensor lr and cycle_momentum=False, what the step read",
+    CAPTURABLE,
+    outcomes=("a tensor", "a float", "refused"),
+)
+def capturable_types(result: SnippetResult) -> Measured:
+    if m := _REFUSED_CAPTURABLE.search(result.stdout):
+        return Measured("refused", (line_of(result, m.group(0)[:100]),), "refused")
+    return _lr_types(result)
 
 
 @fact(
