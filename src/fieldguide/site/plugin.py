@@ -257,6 +257,8 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
         )
         self._pages_stamp, self._pages_for = hashlib.sha256(stamp.encode()).hexdigest(), live
         self._pages.begin_build(self._pages_stamp, live)
+        if self.command == "serve":  # before any page converts: a changed mkdocs.yml clears the kept HTML now
+            serving.memoize_exec_markdown(self._markdown_stamp(config))
 
     def _explain(self, markdown: str, where: str) -> str:
         """The page's explain blocks, each replaced by the text written for the outcome its fact took
@@ -553,11 +555,11 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
         server.watch(str(self.settings.snippets_dir))
         return server
 
-    @event_priority(-100)  # after every other plugin has written its files
     def _end_page_memo(self) -> None:
         self._pages.end_build()
         self._pages_stamp = self._pages_for = None
 
+    @event_priority(-100)  # after every other plugin has written its files
     def on_post_build(self, config):
         self._end_page_memo()
         build = context.active().record

@@ -30,6 +30,7 @@ removed in the background (nothing serves it any more).
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import hashlib
 import json
@@ -251,6 +252,25 @@ class _Warned(logging.Handler):
         self.seen = True
 
 
+# Where a warning logged during a render can arrive: the root logger, and MkDocs' own, which the
+# mkdocs CLI keeps from propagating to the root (markdown-exec and MkDocs' link checks log there).
+_WARNING_LOGGERS = ("", "mkdocs")
+
+
+@contextlib.contextmanager
+def _watching_warnings():
+    """A handler on every logger a render's warnings reach; `.seen` says whether one was logged."""
+    warned = _Warned()
+    loggers = [logging.getLogger(name or None) for name in _WARNING_LOGGERS]
+    for logger in loggers:
+        logger.addHandler(warned)
+    try:
+        yield warned
+    finally:
+        for logger in loggers:
+            logger.removeHandler(warned)
+
+
 def memoize_exec_markdown(stamp: str) -> None:
     """markdown-exec's conversion of the Markdown a page's python block printed, kept by that text.
 
@@ -284,13 +304,8 @@ def memoize_exec_markdown(stamp: str) -> None:
                 converter.counter += 1  # as the conversion does: later blocks number their ids as before
                 return Markup(html)
             auto = None if id_prefix is not None else f"exec-{converter.counter + 1}--"
-            warned = _Warned()
-            root = logging.getLogger()
-            root.addHandler(warned)
-            try:
+            with _watching_warnings() as warned:
                 markup = original(self, text, stash, id_prefix)
-            finally:
-                root.removeHandler(warned)
             headings = _reported_headings(self, markup)
             if not warned.seen and not headings and not (auto and auto in markup):
                 if len(memo) >= _EXEC_MAX:
@@ -363,6 +378,8 @@ class PageMemo:
         """Render `page` through the memo (its render() is called by MkDocs after on_page_markdown)."""
         if self._live is None or self._stamp is None:
             return
+        if "--8<--" in page.markdown:  # an included file (pymdownx.snippets) is read inside render: not in the key
+            return
         original = page.render
         key = (page.file.src_uri, page.url, page.markdown, self._stamp, _uncovered_key(state.uncovered))
 
@@ -372,13 +389,8 @@ class PageMemo:
                 self._entries[page.file.src_uri] = (key, entry)
                 return
             places_before, uncovered_before = set(state.places), len(state.uncovered)
-            warned = _Warned()
-            logging.getLogger().addHandler(warned)
-            try:
-                with record.reading() as reads:
-                    original(config, files_)
-            finally:
-                logging.getLogger().removeHandler(warned)
+            with _watching_warnings() as warned, record.reading() as reads:
+                original(config, files_)
             if warned.seen or state.errors or reads.everything:
                 return
             links = _page.links_to_anchors
