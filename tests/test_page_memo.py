@@ -128,3 +128,26 @@ def test_the_plugins_post_build_runs_after_every_other_plugin():
     from fieldguide.site.plugin import FieldGuidePlugin
 
     assert getattr(FieldGuidePlugin.on_post_build, "mkdocs_priority", None) == -100
+
+
+def test_a_page_with_ids_markdown_exec_numbered_is_never_kept(cli_logging):
+    """markdown-exec numbers auto ids by a counter across the build's pages; a reused page would keep
+    the numbers of the build it was made in."""
+    memo = serving.PageMemo()
+    for _ in range(2):
+        html, rendered = _build(memo, _live("one\n"), "# Page", lambda live: '<h2 id="exec-3--a">A</h2>')
+        assert rendered
+
+
+def test_whatever_tells_page_code_about_all_results_counts_as_reading_them_all():
+    """len(), `in`, a copy or a sum of a watched build's results, and a lookup that misses (its message
+    names every result), change when any result does."""
+    live = _live("one\n")
+    reads_of = [len, bool, lambda s: s[0] in s, lambda s: s.copy(), lambda s: s + [], lambda s: s.count(None)]
+    for read in reads_of:
+        with record.reading() as reads:
+            read(live.snippets)
+        assert reads.everything
+    with record.reading() as reads, pytest.raises(LookupError):
+        live.find("a/missing.py")
+    assert reads.everything

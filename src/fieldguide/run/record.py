@@ -223,6 +223,30 @@ class _Results(list):
             note_everything()
         return super().__reversed__()
 
+    # Whatever else tells a reader about the results (how many, whether one is there, a copy of them)
+    # reads them all as well: a page that printed len(build.snippets) changes when a snippet is added.
+    def _all(name):
+        def read(self, *args):
+            if self.watched:
+                note_everything()
+            return getattr(list, name)(self, *args)
+
+        read.__name__ = name
+        return read
+
+    __len__ = _all("__len__")
+    __contains__ = _all("__contains__")
+    __eq__ = _all("__eq__")
+    __ne__ = _all("__ne__")
+    __add__ = _all("__add__")
+    __mul__ = _all("__mul__")
+    __rmul__ = _all("__rmul__")
+    copy = _all("copy")
+    index = _all("index")
+    count = _all("count")
+    __hash__ = None
+    del _all
+
 
 MISS = "(no result)"
 
@@ -358,7 +382,7 @@ class BuildRecord:
         key = ("find", path, tuple(sorted(env.items())))
         if not matches:
             if self.watched:
-                _note(key, MISS)
+                note_everything()  # the message below names every result that ran
             ran = sorted({s.path for s in list.__iter__(self.snippets)})
             raise LookupError(f"no result for {want} {env or ''} in this build; results exist for: {', '.join(ran)}")
         if len(matches) > 1:

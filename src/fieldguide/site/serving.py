@@ -321,6 +321,7 @@ def memoize_exec_markdown(stamp: str) -> None:
 
 
 _exec_stamp = [""]
+_EXEC_IDS = re.compile(r'id="exec-\d+--')
 
 
 def _reported_headings(converter, markup) -> bool:
@@ -392,6 +393,8 @@ class PageMemo:
             with _watching_warnings() as warned, record.reading() as reads:
                 original(config, files_)
             if warned.seen or state.errors or reads.everything:
+                return
+            if _EXEC_IDS.search(_page.content or ""):  # markdown-exec's counter numbered them: not replayed
                 return
             links = _page.links_to_anchors
             self._entries[page.file.src_uri] = key, _PageEntry(
