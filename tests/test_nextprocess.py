@@ -44,9 +44,8 @@ def test_the_table_and_the_facts_read_the_processes_the_run_printed(live):
         m = FACTS[name].on(live)
         assert m.outcome in FACTS[name].outcomes, (name, m.outcome)
         assert m.outcome != UNRECOGNISED, (name, result.stdout)
-        assert all(
-            e.line in result.output or e.line in live.find("nextprocess/no_job_id.py").output for e in m.evidence
-        )
+        outputs = [live.find(f"nextprocess/{name}.py").output for name in ("restart", "no_job_id", "warm_start")]
+        assert all(any(e.line in out for out in outputs) for e in m.evidence), (name, m.evidence)
 
 
 def test_the_second_process_is_judged_against_the_counters_it_printed(live):
@@ -79,7 +78,7 @@ def test_a_failed_or_unknown_line_is_never_a_known_outcome(live):
 
 @pytest.mark.parametrize("release", ["2.2.2", "2.8.0", "2.15.0"])
 def test_each_release_record_takes_a_named_outcome(release):
-    build = current(release, np.RESTART, np.NO_JOB_ID)
+    build = current(release, np.RESTART, np.NO_JOB_ID, np.WARM_START)
     for name in LESSON_FACTS:
         m = FACTS[name].on(build)
         assert m.outcome in FACTS[name].outcomes and m.outcome != UNRECOGNISED, (release, name, m)
@@ -94,3 +93,22 @@ def test_the_snippets_keep_their_caches_out_of_the_tree():
         if compiles and all('backend="eager"' in c for c in compiles):
             continue  # every compile names the eager backend: no inductor cache to keep out of the tree
         assert "tempfile.mkdtemp" in text and "TORCHINDUCTOR_CACHE_DIR" in text, path
+
+
+def test_the_warm_start_times_are_read_from_the_two_lines_the_run_printed(live):
+    """Each time is the median with the fastest and slowest of its line; a failed run, or a line the
+    parser does not know, is unrecognised, not a time."""
+    result = live.find("nextprocess/warm_start.py")
+    fact = FACTS["next process: compiled calls' time, a cold start against a restart with the same cache"]
+    m = fact(result)
+    assert m.outcome == "timed", result.output
+    for label, slot in ((np.COLD, "a"), (np.WARM, "b")):
+        line = next(ln for ln in result.stdout.splitlines() if ln.startswith(label))
+        median, low, high = (float(x) for x in re.findall(r"=\s*([\d.]+) ms", line))
+        assert low <= median <= high
+        assert str(m.slots[slot]) == f"{median:.0f} ms (from {low:.0f} to {high:.0f} ms)"
+        assert any(e.line == line.strip() for e in m.evidence)
+    failed = dataclasses.replace(result, stdout="", stderr="failed: RuntimeError: no space left")
+    assert fact(failed).outcome == UNRECOGNISED
+    odd = dataclasses.replace(result, stdout=result.stdout.replace("median=", "mean="))
+    assert fact(odd).outcome == UNRECOGNISED

@@ -262,3 +262,41 @@ def regional_cost(result: SnippetResult) -> Measured:
 )
 def dynamic_cost(result: SnippetResult) -> Measured:
     return _compare(result, DYNAMIC, STATIC)
+
+
+# -- what the kept cache saves in time --------------------------------------------------------------
+WARM_START = run("nextprocess/warm_start.py")
+COLD, WARM = "cold start (empty cache)", "restart (same cache)"
+_WARM_TIMED = re.compile(
+    r"^(?P<label>.+?)\s+graphs=(?P<graphs>\d+(?:,\d+)*) median=\s*(?P<median>[\d.]+) ms"
+    r" min=\s*(?P<min>[\d.]+) ms max=\s*(?P<max>[\d.]+) ms$"
+)
+
+
+@fact(
+    "next process: compiled calls' time, a cold start against a restart with the same cache",
+    WARM_START,
+    show=lambda v: f"cold {v[0]:.0f} ms, restart {v[1]:.0f} ms",
+    outcomes=("timed",),
+    varies=True,
+)
+def warm_start_cost(result: SnippetResult) -> Measured:
+    """The two compiled calls of the job, timed in three cold starts and in three restarts (each a
+    median with its min and max); one outcome, `timed`, as for the first compile's cost."""
+    runs = {}
+    for line in result.stdout.splitlines():
+        if m := _WARM_TIMED.match(line.strip()):
+            runs[m["label"]] = {**{k: float(m[k]) for k in ("median", "min", "max")}, "graphs": m["graphs"]}
+            runs[m["label"]]["line"] = m.group(0)
+    if set(runs) != {COLD, WARM}:
+        failed = re.search(r"^failed: .*$", result.stdout + "\n" + result.stderr, re.M)
+        return Measured("unrecognised", (line_of(result, failed.group(0)),) if failed else (), "unrecognised")
+    cold, warm = runs[COLD], runs[WARM]
+    evidence = (line_of(result, cold["line"]), line_of(result, warm["line"]))
+    slots = {
+        "a": _timing(cold),
+        "b": _timing(warm),
+        "cold_graphs": Derived(cold["graphs"], f"graphs={cold['graphs']}"),
+        "warm_graphs": Derived(warm["graphs"], f"graphs={warm['graphs']}"),
+    }
+    return Measured((cold["median"], warm["median"]), evidence, "timed", slots)
