@@ -1051,7 +1051,9 @@ def ambient_set_once(result: SnippetResult, ambient_run: SnippetResult) -> Measu
     if len(rows) != 3:
         raise LookupError(f"expected three steps, read {len(rows)}")
     flip = config_flip(ambient_run)
-    evidence = tuple(line_of(result, r["line"]) for r in rows) + flip.evidence[:1]
+    evidence = (
+        tuple(line_of(result, r["line"]) for r in rows) + flip.evidence[:2]
+    )  # the compile and the flip it is compared with
     last = rows[-1]["graphs"]
     grew = [r["label"] for prev, r in pairwise(rows) if r["graphs"] > prev["graphs"]]
     slots = {
@@ -1129,7 +1131,12 @@ def members_buffer(result: SnippetResult) -> Measured:
 @fact(
     "modules: 4 members, k as a buffer, inline_inbuilt_nn_modules",
     MODULE_FIX,
-    outcomes=(*_MEMBER_OUTCOMES, "one graph, the setting deprecated", "not on this torch"),
+    outcomes=(
+        *_MEMBER_OUTCOMES,
+        "one graph, as the buffer alone",
+        "one graph, the setting deprecated",
+        "not on this torch",
+    ),
 )
 def members_inlined(result: SnippetResult) -> Measured:
     if "inline_inbuilt_nn_modules: not on this torch" in result.stdout:
@@ -1142,6 +1149,12 @@ def members_inlined(result: SnippetResult) -> Measured:
         first = warning.removeprefix("setting it warned: ")
         slots = {**m.slots, "warning": Derived(first, shorten(first, 110))}
         return Measured(m.value, (*m.evidence, line_of(result, warning)), "one graph, the setting deprecated", slots)
+    alone = _row(result, "k as a buffer")
+    if m.outcome == "one graph" and alone["graphs"] == 1:
+        # the buffer had already brought the members to one graph: the flag changed no count here
+        return Measured(
+            m.value, (line_of(result, alone["line"]), *m.evidence), "one graph, as the buffer alone", m.slots
+        )
     return m
 
 

@@ -727,17 +727,23 @@ def train_eval_reason(loop: SnippetResult) -> Measured:
 @fact(
     "realcode: train/validate warmed up, graphs compiled inside the loop",
     TRAIN_EVAL_WARM,
-    outcomes=("nothing compiled in the loop", "compiled in the loop"),
+    TRAIN_EVAL,
+    outcomes=("nothing compiled in the loop, the same total", "nothing compiled in the loop", "compiled in the loop"),
 )
-def warm_loop_compiles(warm: SnippetResult) -> Measured:
-    b = phase_steps(warm)
+def warm_loop_compiles(warm: SnippetResult, loop: SnippetResult) -> Measured:
+    """What the warm-up left for the loop to compile, and whether it changed the total against the
+    loop as written (a warm-up can move a compile before the loop without saving it)."""
+    a, b = phase_steps(loop), phase_steps(warm)
     k = b[-1]["graphs"] - b[0]["graphs"]
-    return Measured(
-        k,
-        (_phase_ev(warm, b[0]["label"]), _phase_ev(warm, b[-1]["label"])),
-        "nothing compiled in the loop" if k == 0 else "compiled in the loop",
-        {"w": _graphs(b[0]["graphs"]), "k": _graphs(k)},
-    )
+    evidence = (_phase_ev(warm, b[0]["label"]), _phase_ev(warm, b[-1]["label"]), _phase_ev(loop, a[-1]["label"]))
+    slots = {"w": _graphs(b[0]["graphs"]), "k": _graphs(k), "written": _graphs(a[-1]["graphs"])}
+    if k:
+        outcome = "compiled in the loop"
+    elif a[-1]["graphs"] == b[-1]["graphs"]:
+        outcome = "nothing compiled in the loop, the same total"
+    else:
+        outcome = "nothing compiled in the loop"
+    return Measured(k, evidence, outcome, slots)
 
 
 @page_table
@@ -1267,7 +1273,22 @@ inner_hooks_graphs = course_fact("realcode: 4 blocks, the pre-hook on the Linear
 processor_graphs = course_fact("realcode: 4 blocks, a processor object per layer", PROCESSOR)
 
 
-shared_processor_graphs = course_fact("realcode: 4 blocks, one processor object shared", SHARED_PROCESSOR)
+@fact(
+    "realcode: 4 blocks, one processor object shared",
+    SHARED_PROCESSOR,
+    PROCESSOR,
+    show=_course_show,
+    outcomes=("one graph, as with a processor per layer", *_COURSES),
+)
+def shared_processor_graphs(shared: SnippetResult, per_layer: SnippetResult) -> Measured:
+    """The shared processor's course; one graph where the per-layer version had one too is its own
+    outcome, since the change then removed nothing."""
+    m = _course_fact(shared)
+    if m.outcome == "one graph" and _course_fact(per_layer).outcome == "one graph":
+        s = step_course(per_layer)["steps"]
+        evidence = (*m.evidence, line_of(per_layer, s[-1]["label"] + ":"))
+        return Measured(m.value, evidence, "one graph, as with a processor per layer", m.slots)
+    return m
 
 
 # -- no_grad, inference_mode, autocast ------------------------------------------------------------
