@@ -635,3 +635,11 @@ def test_a_recompile_whose_log_names_no_guard_is_an_outcome_of_its_own(site_reco
         assert (answer.verdict, answer.outcome) == ("recompiles", "recompiles: no reason printed"), cut
         reveal = gym.reveal_text(drill, s, answer, build.torch) + gym.measured(answer)
         assert "a check of the backend" not in reveal and "Recompiling function double" in reveal
+
+
+def test_a_slot_the_log_left_empty_is_said_so_not_left_blank():
+    """A frame whose guards name no function (GYM·13 on 2.2.2) rendered "the new entry of  does"."""
+    assert gym._fill("the entry of {frame:code} does", {"frame": ""}) == (
+        "the entry of <code>(none in the log)</code> does"
+    )
+    assert gym._fill("the entry of {frame:code}", {"frame": "forward"}) == "the entry of <code>forward</code>"

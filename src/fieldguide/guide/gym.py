@@ -509,7 +509,8 @@ def _fill(text: str, values: dict[str, str]) -> str:
     def sub(m: re.Match) -> str:
         if m.group(0) in ("{{", "}}"):
             return m.group(0)[0]
-        value = html.escape(values[m.group("name")])
+        # a value the log did not give (a frame its guards name no function of) is said so, not left blank
+        value = html.escape(values[m.group("name")] or "(none in the log)")
         # the text goes through Markdown next: no underscore or star in a value may start emphasis
         value = value.replace("_", "&#95;").replace("*", "&#42;")
         return f"<code>{value}</code>" if m.group("fmt") == "code" else value

@@ -1267,7 +1267,24 @@ SHARED_PROCESSOR = run("realcode/shared_processor.py", "recompiles")
 hooks_graphs = course_fact("realcode: 4 blocks, a pre-hook on each compiled block", HOOKS)
 
 
-inner_hooks_graphs = course_fact("realcode: 4 blocks, the pre-hook on the Linear inside each", INNER_HOOKS)
+@fact(
+    "realcode: 4 blocks, the pre-hook on the Linear inside each",
+    INNER_HOOKS,
+    HOOKS,
+    show=_course_show,
+    outcomes=("one graph, where the hook on each block recompiled nothing", *_COURSES),
+)
+def inner_hooks_graphs(inner: SnippetResult, on_block: SnippetResult) -> Measured:
+    """The inner hook's course; one graph where the hook on each block logged no recompile either is
+    its own outcome: the change then removed no recompile, it only merged graphs."""
+    m = _course_fact(inner)
+    before = _course_fact(on_block)
+    if m.outcome == "one graph" and before.outcome in ("one graph", "reused after the first step"):
+        s = step_course(on_block)["steps"]
+        evidence = (*m.evidence, line_of(on_block, s[-1]["label"] + ":"))
+        slots = {**m.slots, "before": Derived(s[-1]["graphs"], plural(s[-1]["graphs"], "graph"))}
+        return Measured(m.value, evidence, "one graph, where the hook on each block recompiled nothing", slots)
+    return m
 
 
 processor_graphs = course_fact("realcode: 4 blocks, a processor object per layer", PROCESSOR)
