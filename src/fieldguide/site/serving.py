@@ -48,6 +48,8 @@ from ..guide import claims
 from ..run import record
 from .workdirs import make_owned
 
+_log = logging.getLogger("mkdocs.plugins.fieldguide")
+
 
 class FileStore:
     """Contents by hash, in a directory on the site's filesystem (hard links need one filesystem)."""
@@ -380,6 +382,7 @@ class PageMemo:
         if self._live is None or self._stamp is None:
             return
         if "--8<--" in page.markdown:  # an included file (pymdownx.snippets) is read inside render: not in the key
+            _log.debug("page memo: %s is never kept (it includes a file)", page.file.src_uri)
             return
         original = page.render
         key = (page.file.src_uri, page.url, page.markdown, self._stamp, _uncovered_key(state.uncovered))
@@ -388,13 +391,22 @@ class PageMemo:
             kept, entry = self._entries.pop(page.file.src_uri, (None, None))
             if kept == key and self._still(entry) and self._apply(entry, _page, files_, state):
                 self._entries[page.file.src_uri] = (key, entry)
+                _log.debug("page memo: %s kept", page.file.src_uri)
                 return
+            _log.debug(
+                "page memo: %s rendered (%s)",
+                page.file.src_uri,
+                "first time" if kept is None else "its text or the build changed" if kept != key else "a read changed",
+            )
             places_before, uncovered_before = set(state.places), len(state.uncovered)
             with _watching_warnings() as warned, record.reading() as reads:
                 original(config, files_)
             if warned.seen or state.errors or reads.everything:
+                why = "it warned" if warned.seen else "a fence failed" if state.errors else "it read every result"
+                _log.debug("page memo: %s not kept (%s)", page.file.src_uri, why)
                 return
             if _EXEC_IDS.search(_page.content or ""):  # markdown-exec's counter numbered them: not replayed
+                _log.debug("page memo: %s not kept (markdown-exec numbered its ids)", page.file.src_uri)
                 return
             links = _page.links_to_anchors
             self._entries[page.file.src_uri] = key, _PageEntry(
