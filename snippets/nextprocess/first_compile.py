@@ -21,7 +21,7 @@ class Block(torch.nn.Module):
 
 torch.manual_seed(0)
 blocks = [Block() for _ in range(8)]
-x = torch.randn(4, 32, requires_grad=True)  # as a training model's embedding output would
+x = torch.randn(4, 32)
 
 
 def whole(**options):
