@@ -219,11 +219,21 @@ def _timing(r: dict) -> Derived:
 def _compare(result: SnippetResult, a: str, b: str) -> Measured:
     """Two ways' first calls, each a median with its min and max: one outcome, `timed`, whichever is
     faster (the ranges move from run to run, so an order is for the reader to see in them, not an
-    outcome two builds could disagree on)."""
+    outcome two measurements of one release could disagree on: builds compare a timing's outcome)."""
     runs = first_compiles(result)
     ra, rb = runs[a], runs[b]
     evidence = (line_of(result, ra["line"]), line_of(result, rb["line"]))
-    return Measured((ra["median"], rb["median"]), evidence, "timed", {"a": _timing(ra), "b": _timing(rb)})
+    return Measured((_span(ra), _span(rb)), evidence, "timed", {"a": _timing(ra), "b": _timing(rb)})
+
+
+def _span(r: dict) -> tuple[float, float, float]:
+    return r["median"], r["min"], r["max"]
+
+
+def _shown(v: tuple[float, float, float]) -> str:
+    """A timing as a table of releases shows it: the median with its range, never the median alone
+    (one build's medians can order two ways that its ranges do not)."""
+    return f"{v[0]:.0f} ms ({v[1]:.0f}–{v[2]:.0f})"
 
 
 BLOCKS = 8  # the blocks of the snippet's model
@@ -248,7 +258,7 @@ def first_compile_graphs(result: SnippetResult) -> Measured:
 @fact(
     "cold start: first call, regional against whole model",
     FIRST_COMPILE,
-    show=lambda v: f"regional {v[0]:.0f} ms, whole {v[1]:.0f} ms",
+    show=lambda v: f"regional {_shown(v[0])}, whole {_shown(v[1])}",
     outcomes=("timed",),
     varies=True,
 )
@@ -259,7 +269,7 @@ def regional_cost(result: SnippetResult) -> Measured:
 @fact(
     "cold start: first call, dynamic=True against dynamic=False",
     FIRST_COMPILE,
-    show=lambda v: f"dynamic=True {v[0]:.0f} ms, dynamic=False {v[1]:.0f} ms",
+    show=lambda v: f"dynamic=True {_shown(v[0])}, dynamic=False {_shown(v[1])}",
     outcomes=("timed",),
     varies=True,
 )
@@ -275,13 +285,16 @@ COLD, WARM = "cold start (empty cache)", "restart (same cache)"
 @fact(
     "next process: compiled calls' time, a cold start against a restart with the same cache",
     WARM_START,
-    show=lambda v: f"cold {v[0]:.0f} ms, restart {v[1]:.0f} ms",
-    outcomes=("timed",),
+    show=lambda v: f"cold {_shown(v[0])}, restart {_shown(v[1])}",
+    outcomes=("timed", "timed, the restart captured fewer graphs", "timed, other graph counts"),
     varies=True,
 )
 def warm_start_cost(result: SnippetResult) -> Measured:
     """The two compiled calls of the job, timed in three cold starts and in three restarts (each a
-    median with its min and max); one outcome, `timed`, as for the first compile's cost."""
+    median with its min and max). The outcome names how the two sides' graph counts compare, since
+    a restart that captured fewer graphs is not timing the same work: `timed` (the same counts),
+    `timed, the restart captured fewer graphs`, or `timed, other graph counts` (more, or counts
+    that differed between runs of one side)."""
     runs = {}
     for line in result.stdout.splitlines():
         if m := _TIMED.match(line.strip()):
@@ -298,4 +311,10 @@ def warm_start_cost(result: SnippetResult) -> Measured:
         "cold_graphs": Derived(cold["graphs"], f"graphs={cold['graphs']}"),
         "warm_graphs": Derived(warm["graphs"], f"graphs={warm['graphs']}"),
     }
-    return Measured((cold["median"], warm["median"]), evidence, "timed", slots)
+    if cold["graphs"] == warm["graphs"]:
+        outcome = "timed"
+    elif "," not in cold["graphs"] + warm["graphs"] and int(warm["graphs"]) < int(cold["graphs"]):
+        outcome = "timed, the restart captured fewer graphs"
+    else:
+        outcome = "timed, other graph counts"
+    return Measured((_span(cold), _span(warm)), evidence, outcome, slots)
