@@ -56,25 +56,30 @@ count("bool as a tensor: True, False", calls(by_flag, (x, torch.tensor(True)), (
 count("int without the loop: 2, 3, 4", calls(added, (x, 2), (x, 3), (x, 4)))
 
 
-def attribute_calls(module, set_k):
+def attribute_calls(module, set_k, results):
     compiled = torch.compile(module, backend="eager", dynamic=True)
 
     def run():
         for k in (2, 3, 4):
             set_k(k)
-            compiled(x)
+            results.append(compiled(x)[0, 0].item())
 
     return run
 
 
 if hasattr(torch._dynamo.config, "allow_unspec_int_on_nn_module"):
-    module = Scale(2)
+    module, results = Scale(2), []
     with torch._dynamo.config.patch(allow_unspec_int_on_nn_module=True):
-        count("allow_unspec_int_on_nn_module: k = 2, 3, 4", attribute_calls(module, lambda k: setattr(module, "k", k)))
+        count(
+            "allow_unspec_int_on_nn_module: k = 2, 3, 4",
+            attribute_calls(module, lambda k: setattr(module, "k", k), results),
+        )
+    print(f"allow_unspec_int_on_nn_module: compiled returned {results} (eager: [2.0, 3.0, 4.0])")
 else:
     print("allow_unspec_int_on_nn_module: not in this torch's torch._dynamo.config")
-buffered = BufferScale(2)
-count("k in a buffer: 2, 3, 4", attribute_calls(buffered, lambda k: buffered.k.fill_(k)))
+buffered, results = BufferScale(2), []
+count("k in a buffer: 2, 3, 4", attribute_calls(buffered, lambda k: buffered.k.fill_(k), results))
+print(f"k in a buffer: compiled returned {results} (eager: [2.0, 3.0, 4.0])")
 
 transposed = torch.ones(3, 4).t()
 count("transposed, .contiguous() at the call", calls(double, (torch.ones(4, 3),), (transposed.contiguous(),)))

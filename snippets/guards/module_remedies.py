@@ -1,5 +1,6 @@
 # module_counts.py's ensemble of 4, each member with its own k: k as a float attribute, then k as
-# a buffer (a tensor), then k as a buffer with inline_inbuilt_nn_modules set, where torch has it.
+# a buffer (a tensor), then k as a buffer with inline_inbuilt_nn_modules set the other way from its
+# default, where torch has it.
 import warnings
 
 import torch
@@ -33,15 +34,22 @@ def graphs_for(cls):
 
 torch.manual_seed(0)
 x = torch.randn(2, 4)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    default = getattr(torch._dynamo.config, "inline_inbuilt_nn_modules", None)
+if default is not None:
+    print(f"inline_inbuilt_nn_modules by default: {default}")
+for w in caught:
+    print(f"reading it warned: {w.category.__name__}: {str(w.message).split('. ')[0]}")
 print(f"{'k as a float attribute':<44} graphs={graphs_for(FloatK)}")
 print(f"{'k as a buffer':<44} graphs={graphs_for(BufferK)}")
 try:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        torch._dynamo.config.inline_inbuilt_nn_modules = True
+        torch._dynamo.config.inline_inbuilt_nn_modules = not default
 except AttributeError as error:
     print(f"inline_inbuilt_nn_modules: not on this torch ({type(error).__name__})")
 else:
     for w in caught:
         print(f"setting it warned: {w.category.__name__}: {str(w.message).split('. ')[0]}")
-    print(f"{'k as a buffer, inline_inbuilt_nn_modules=True':<44} graphs={graphs_for(BufferK)}")
+    print(f"{f'k as a buffer, inline_inbuilt_nn_modules={not default}':<44} graphs={graphs_for(BufferK)}")

@@ -819,14 +819,15 @@ def still_range_marked(result: SnippetResult) -> Measured:
     return _range_refused(result) or _case(result, label, "range 2..8: rows=16, not marked", "served by an entry")
 
 
-_RESULTS = re.compile(
-    r"^module attribute: compiled returned \[(?P<got>[^\]]*)\] \(eager: \[(?P<want>[^\]]*)\]\)$", re.M
-)
+def _results_of(result: SnippetResult, prefix: str) -> re.Match | None:
+    """The `PREFIX: compiled returned [...] (eager: [...])` line a run printed for a module's k."""
+    line = rf"^{re.escape(prefix)}: compiled returned \[(?P<got>[^\]]*)\] \(eager: \[(?P<want>[^\]]*)\]\)$"
+    return re.search(line, result.stdout, re.M)
 
 
 @fact("dynamic=True: the module attribute's results", STILL, show=str, outcomes=("as eager", "stale values"))
 def still_attribute_results(result: SnippetResult) -> Measured:
-    m = _RESULTS.search(result.stdout)
+    m = _results_of(result, "module attribute")
     if not m:
         raise LookupError(f"{result.path} printed no results for the module attribute")
     ev = (line_of(result, "module attribute: compiled returned"),)
@@ -836,22 +837,35 @@ def still_attribute_results(result: SnippetResult) -> Measured:
 
 _AS_WITHOUT = "one graph, as without it"
 _STALE_TOO = "one graph, as without it, where the results went stale"
+_STALE_CHANGED = "stale values"
 
 
 def _remedy_fact(kind: str, label: str, absent: str, case: str):
+    attribute = case == _ATTRIBUTE
+
     @fact(
         f"dynamic=True remedy: {kind}",
         REMEDIES,
         STILL,
         show=str,
-        outcomes=(_AS_WITHOUT, _STALE_TOO, *REMEDY_OUTCOMES),
+        outcomes=(_AS_WITHOUT, _STALE_TOO, *REMEDY_OUTCOMES, *((_STALE_CHANGED,) if attribute else ())),
     )
     def measure(result: SnippetResult, still: SnippetResult) -> Measured:
         """What the change compiled; one graph where the case as written compiled one graph too is
         an outcome of its own (the change removed no recompile there), and so is that case where
-        the module attribute's results went stale (what the change could fix is then the results,
-        which this run does not compare)."""
+        the module attribute's results went stale (the change then returned eager's values: a
+        change for a module's k whose own results differ from eager's is `stale values`)."""
         m = _remedy(result, label, absent)
+        if attribute and m.outcome not in ("not in this torch", "raised", "a range refused"):
+            prefix = label.split(":")[0]
+            returned = _results_of(result, prefix)
+            if returned is None:
+                raise LookupError(f"{result.path} printed no results for {prefix!r}")
+            ev = line_of(result, f"{prefix}: compiled returned")
+            slots = {"changed": f"[{returned.group('got')}]", "want": f"[{returned.group('want')}]"}
+            if returned.group("got") != returned.group("want"):
+                return Measured(m.value, (*m.evidence, ev), _STALE_CHANGED, {**m.slots, **slots})
+            m = Measured(m.value, (*m.evidence, ev), m.outcome, {**m.slots, **slots})
         if m.outcome != "one graph":
             return m
         without = _STILL_BY_LABEL[case].measure(still)
@@ -861,7 +875,7 @@ def _remedy_fact(kind: str, label: str, absent: str, case: str):
         if case == _ATTRIBUTE:
             stale = still_attribute_results.measure(still)
             if stale.outcome == "stale values":
-                return Measured(m.value, (*evidence, *stale.evidence), _STALE_TOO, {**m.slots, **stale.slots})
+                return Measured(m.value, (*evidence, *stale.evidence), _STALE_TOO, {**stale.slots, **m.slots})
         return Measured(m.value, evidence, _AS_WITHOUT, m.slots)
 
     return measure

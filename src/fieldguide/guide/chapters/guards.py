@@ -1128,34 +1128,65 @@ def members_buffer(result: SnippetResult) -> Measured:
     return _members(result, "k as a buffer")
 
 
-@fact(
-    "modules: 4 members, k as a buffer, inline_inbuilt_nn_modules",
-    MODULE_FIX,
-    outcomes=(
-        *_MEMBER_OUTCOMES,
-        "one graph, as the buffer alone",
-        "one graph, the setting deprecated",
-        "not on this torch",
-    ),
+_INLINED_OUTCOMES = (
+    "one graph only with the flag on",
+    "one per member with the flag off",
+    "one graph, with the flag or without",
+    "one graph, the setting deprecated",
+    "other",
+    "not on this torch",
 )
+_DEFAULT_RE = re.compile(r"^inline_inbuilt_nn_modules by default: (True|False)$", re.M)
+
+
+@fact("modules: 4 members, k as a buffer, inline_inbuilt_nn_modules", MODULE_FIX, outcomes=_INLINED_OUTCOMES)
 def members_inlined(result: SnippetResult) -> Measured:
+    """The buffer run again with the flag set the other way from the default the run printed: an
+    outcome per way the two counts (the buffer at the default, then flipped) and a warning that
+    reading or setting the flag printed can combine; anything else is `other`."""
     if "inline_inbuilt_nn_modules: not on this torch" in result.stdout:
         return Measured(
             "not on this torch", (line_of(result, "inline_inbuilt_nn_modules: not on"),), "not on this torch"
         )
-    m = _members(result, "k as a buffer, inline_inbuilt_nn_modules=True")
-    warning = next((ln.strip() for ln in result.stdout.splitlines() if ln.startswith("setting it warned: ")), None)
-    if warning and m.outcome == "one graph":
-        first = warning.removeprefix("setting it warned: ")
-        slots = {**m.slots, "warning": Derived(first, shorten(first, 110))}
-        return Measured(m.value, (*m.evidence, line_of(result, warning)), "one graph, the setting deprecated", slots)
+    default = _DEFAULT_RE.search(result.stdout)
+    if default is None:
+        raise LookupError(f"{result.path}: the flag is there and its default was not printed")
+    flipped = default.group(1) == "False"  # the value the run set it to
+    m = _members(result, f"k as a buffer, inline_inbuilt_nn_modules={flipped}")
     alone = _row(result, "k as a buffer")
-    if m.outcome == "one graph" and alone["graphs"] == 1:
-        # the buffer had already brought the members to one graph: the flag changed no count here
-        return Measured(
-            m.value, (line_of(result, alone["line"]), *m.evidence), "one graph, as the buffer alone", m.slots
-        )
-    return m
+    warning = next(
+        (
+            ln.strip()
+            for ln in result.stdout.splitlines()
+            if ln.startswith(("reading it warned: ", "setting it warned: "))
+        ),
+        None,
+    )
+    evidence = [line_of(result, default.group(0)), line_of(result, alone["line"]), *m.evidence]
+    slots = {
+        **m.slots,
+        "default": default.group(0),
+        "alone": Derived(alone["graphs"], plural(alone["graphs"], "graph")),
+        "flipped": f"inline_inbuilt_nn_modules={flipped}",
+    }
+    n, a = m.value, alone["graphs"]
+    if warning:
+        evidence.append(line_of(result, warning))
+        first = warning.split(" warned: ", 1)[1]
+        slots["warning"] = Derived(first, shorten(first, 110))
+    if warning and n == 1 and a == 1:
+        outcome = "one graph, the setting deprecated"
+    elif warning:
+        outcome = "other"
+    elif flipped and a == 4 and n == 1:
+        outcome = "one graph only with the flag on"
+    elif not flipped and a == 1 and n == 4:
+        outcome = "one per member with the flag off"
+    elif a == 1 and n == 1:
+        outcome = "one graph, with the flag or without"
+    else:
+        outcome = "other"
+    return Measured(n, tuple(evidence), outcome, slots)
 
 
 @page_table
