@@ -249,7 +249,12 @@ def test_resume_values_and_list_lengths_have_kinds_of_their_own(indexes):
     assert stack_entry["sections"][0]["href"].endswith("breaks/#resume-functions")
     assert "Resume functions" in (ROOT / "docs" / "breaks.md").read_text()
     texts = messages.kind_texts(ROOT / "docs")  # the page says what each kind means
-    assert kinds["list-length"].explained.startswith("gym/") and "No lesson" in texts["list-length"].text
+    # the lesson section that runs a list's lengths explains the kind, and the kind's text links it
+    assert kinds["list-length"].explained == "guards.md#input-kinds-fix"
+    assert "guards its length" in texts["list-length"].text
+    assert "(guards.md#input-kinds-fix)" in (ROOT / "docs" / "messages.md").read_text()
+    length_entry = messages.match(length, payload)
+    assert length_entry["sections"][0]["href"].endswith("guards/#input-kinds-fix")
 
 
 def test_a_dispatch_key_set_mismatch_matches_whatever_the_keys(indexes):

@@ -178,7 +178,7 @@ KINDS = [
     Kind("size-range", re.compile(r"<= <expr>\.size\(\)|<expr>\.size\(\)\[<n>\] [<>]=?")),
     # torch 2.2-2.6 print L['___stack0'], later releases ___stack0 (normalize keeps both)
     Kind("resume-value", re.compile(r"^(?:L\['___stack\d+'\]|___stack\d+) (?:==|!=) "), "breaks.md#resume-functions"),
-    Kind("list-length", re.compile(r"^len\(<expr>\) (?:==|!=) "), "gym/index.md#gym-8"),
+    Kind("list-length", re.compile(r"^len\(<expr>\) (?:==|!=) "), "guards.md#input-kinds-fix"),
     Kind("value", re.compile(r"^<expr> == ")),
     Kind("config", re.compile(r"config saved when compiling|^Saved hash|^Restoring saved config|^\* \w+=")),
     Kind("graph-break", re.compile(r"^Graph break"), "breaks.md#what-breaks-a-graph"),

@@ -1097,6 +1097,81 @@ def five_fixed(result: SnippetResult) -> Measured:
     return Measured(grew, evidence, outcome, slots)
 
 
+KINDS_FIX = run("guards/kinds_remedies.py", "recompiles")
+_COST_LINE = {"detached": "detached: the output's requires_grad=", "cast": "cast: the float64 input's result has dtype"}
+
+
+def _kind_remedy(result: SnippetResult, before: str, after: str, cost: str | None) -> tuple:
+    """The graphs of a pattern run as is and with its remedy, their lines, and the remedy's cost line."""
+    a, b = _row(result, before), _row(result, after)
+    evidence = [line_of(result, a["line"]), line_of(result, b["line"])]
+    said = None
+    if cost:
+        said = line_of(result, _COST_LINE[cost])
+        evidence.append(said)
+    slots = {"before": _graph_count(a["graphs"]), "after": _graph_count(b["graphs"])}
+    return a["graphs"], b["graphs"], tuple(evidence), slots, said
+
+
+def _graph_count(n: int) -> Derived:
+    return Derived(n, plural(n, "graph"))
+
+
+def _one_entry_remedy(result: SnippetResult, before: str, after: str, cost: str, shown_cost: str, outcomes) -> Measured:
+    """A change at the call that should leave one entry where the pattern as is compiled two: the
+    outcome `fixed` (the pattern compiled two, the change one, and its cost line shows `shown_cost`),
+    `either` (one graph as is too) or `again` (the change compiled more than one)."""
+    fixed, either, again = outcomes
+    a, b, evidence, slots, said = _kind_remedy(result, before, after, cost)
+    if b > 1:
+        outcome = again
+    elif a == 1:
+        outcome = either
+    elif shown_cost in said.line:
+        outcome = fixed
+    else:
+        outcome = UNRECOGNISED
+    return Measured((a, b), evidence, outcome, slots)
+
+
+_DETACHED = ("one graph detached, the output without grad", "one graph either way", "compiled again detached")
+_CAST = ("one graph cast, the result in float32", "one graph either way", "compiled again cast")
+
+
+@fact(
+    "guards: requires_grad, detached at the call",
+    KINDS_FIX,
+    show=lambda v: f"as is {v[0]}, detached {v[1]}",
+    outcomes=_DETACHED,
+)
+def detached_at_call(result: SnippetResult) -> Measured:
+    return _one_entry_remedy(
+        result, "requires_grad as is", "requires_grad, detached", "detached", "requires_grad=False (", _DETACHED
+    )
+
+
+@fact("guards: a dtype, cast at the call", KINDS_FIX, show=lambda v: f"as is {v[0]}, cast {v[1]}", outcomes=_CAST)
+def cast_at_call(result: SnippetResult) -> Measured:
+    return _one_entry_remedy(result, "dtype as is", "dtype, cast to float32", "cast", "dtype torch.float32", _CAST)
+
+
+@fact(
+    "guards: a list's lengths, stacked into one tensor",
+    KINDS_FIX,
+    show=lambda v: f"list {v[0]}, stacked {v[1]}",
+    outcomes=("a graph per length, two stacked", "a graph per length, one stacked", "no fewer graphs stacked"),
+)
+def stacked_list(result: SnippetResult) -> Measured:
+    a, b, evidence, slots, _ = _kind_remedy(result, "list lengths 2-5 as is", "list lengths 2-5, stacked", None)
+    if b >= a:
+        outcome = "no fewer graphs stacked"
+    elif a == 4 and b in (1, 2):
+        outcome = "a graph per length, one stacked" if b == 1 else "a graph per length, two stacked"
+    else:
+        outcome = UNRECOGNISED
+    return Measured((a, b), evidence, outcome, slots)
+
+
 @page_table
 def five_fixed_table(result: SnippetResult) -> str:
     rows, prev = [], 0

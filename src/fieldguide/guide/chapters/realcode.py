@@ -12,7 +12,7 @@ import re
 
 from ...run.record import SnippetResult
 from .. import links
-from ..claims import Derived, Fact, Measured, Run, fact, line_of, markers_for, page_table, run
+from ..claims import UNRECOGNISED, Derived, Fact, Measured, Run, fact, line_of, markers_for, page_table, run
 from ..links import relative_link
 from ..parse.recompiles import attribute_to_steps, parse_recompiles
 from .common import STEP_RE, code, plural, shorten, steps, table
@@ -25,6 +25,7 @@ ONECYCLE_FIXED = run("realcode/optim_onecycle_fixed.py", "recompiles")
 CAPTURABLE = run("realcode/optim_capturable.py", "recompiles")
 WEIGHT_DECAY = run("realcode/optim_weight_decay.py", "recompiles")
 PLATEAU = run("realcode/optim_plateau_tensor.py", "recompiles")
+PLATEAU_FIX = run("realcode/optim_plateau_restored.py", "recompiles")
 TRAIN_EVAL = run("realcode/train_eval.py", "recompiles")
 TRAIN_EVAL_WARM = run("realcode/train_eval_warm.py", "recompiles")
 LAYER_IDX = run("realcode/layer_idx.py", "recompiles")
@@ -416,6 +417,41 @@ def plateau_graphs(result: SnippetResult) -> Measured:
     raise LookupError(f"{result.path}: graphs {graphs}, recompiles logged per step {counts}")
 
 
+_PUT_BACK = re.compile(r"^the loop put the tensor back after (\d+) of (\d+) scheduler steps$", re.M)
+
+
+@fact(
+    "realcode: ReduceLROnPlateau with the tensor put back, graphs over 7 steps",
+    PLATEAU_FIX,
+    show=lambda v: f"{plural(v[0], 'graph')}, put back {v[2]} times",
+    outcomes=("one graph, floats put back", "one graph, nothing to put back", "compiled again"),
+)
+def plateau_put_back(result: SnippetResult) -> Measured:
+    """The tensor-restoring loop's course: its graphs, recompiles logged and how often it put the
+    tensor back (the scheduler had written a float over it)."""
+    s = attribute_to_steps(result.output, STEP_RE)
+    m = _PUT_BACK.search(result.stdout)
+    if len(s) < 2 or not m:
+        raise LookupError(f"{result.path}: {len(s)} step lines, put-back line {'found' if m else 'missing'}")
+    graphs = [x["graphs"] for x in s]
+    k = sum(1 for x in s for r in x["recompiles"] if r.failures)
+    f, put = graphs[-1], int(m.group(1))
+    slots: dict[str, object] = {"n": Derived(len(s), plural(len(s), "step")), "fg": _graphs(f), "put": m.group(1)}
+    evidence = (_last_ev(result), line_of(result, m.group(0)))
+    if k == 0 and set(graphs) == {1}:
+        return Measured(
+            (f, k, put), evidence, "one graph, floats put back" if put else "one graph, nothing to put back", slots
+        )
+    at = next((i for i, x in enumerate(s) if any(r.failures for r in x["recompiles"])), None)
+    if at is not None:
+        reason = _reason(next(r for r in s[at]["recompiles"] if r.failures).failures)
+        slots |= {"at": s[at]["label"].split(":")[0], "reason": Derived(reason, shorten(reason, 80))}
+        evidence += (_reason_ev(result, reason), line_of(result, s[at]["label"] + " "))
+    else:
+        slots |= {"at": Derived("", "no step"), "reason": Derived("", "no reason logged")}
+    return Measured((f, k, put), evidence, "compiled again", slots)
+
+
 WD_TENSOR = run("realcode/optim_weight_decay_tensor.py", "recompiles")
 WD_FIXED = run("realcode/optim_weight_decay_fixed.py", "recompiles")
 _WD_STEP = re.compile(
@@ -550,6 +586,8 @@ def optim_table(*results: SnippetResult) -> str:
 # -- one optimizer per parameter ----------------------------------------------------------------
 PER_PARAM = run("realcode/optim_per_param.py")
 PER_PARAM_FIXED = run("realcode/optim_per_param_fixed.py", "recompiles")
+PER_PARAM_RAISED = run("realcode/optim_per_param_raised.py")
+_LIMIT_RAISED = re.compile(r"^raised (\w+) to (\d+)$", re.M)
 _LONG_ID = re.compile(r"\d{9,}")
 _SITE = re.compile(r"^'(\w+)' \((?:.*site-packages/)?(.*?):\d+\)$")
 
@@ -1555,6 +1593,36 @@ _LAST_REASON = re.compile(r"^last reason: (?:(\d+/\d+): )?(.*)$")
 _CALL = re.compile(
     r"^(?P<label>rows=\d+(?: again)?|\S.*?)\s+(?:unique_graphs=(?P<graphs>\d+) served=|graphs compiled=)", re.M
 )
+
+
+@fact(
+    "realcode: one optimizer per parameter, the limit raised to 16",
+    PER_PARAM_RAISED,
+    show=lambda v: f"{plural(v[0], 'graph')}, {plural(v[1], 'limit warning')}",
+    outcomes=("a graph per optimizer, no warning", "warned all the same", "one graph"),
+)
+def per_param_raised(result: SnippetResult) -> Measured:
+    """The 12 optimizers' steps with the limit raised: their graphs and the limit warnings printed."""
+    s = steps(result.stdout)
+    m = _LIMIT_RAISED.search(result.stdout)
+    if len(s) != 12 or not m:
+        raise LookupError(f"{result.path}: {len(s)} step lines, raised line {'found' if m else 'missing'}")
+    graphs = [g for _, g in s]
+    found = limit_warnings(result)
+    evidence = (line_of(result, m.group(0)), line_of(result, s[0][0] + " "), line_of(result, s[-1][0] + " "))
+    evidence += tuple(line_of(result, w["line"]) for w in found)
+    slots = {"setting": m.group(1), "final": Derived(graphs[-1], plural(graphs[-1], "graph"))}
+    slots["warnings"] = Derived(len(found), plural(len(found), "limit warning"))
+    value = (graphs[-1], len(found))
+    if found:
+        outcome = "warned all the same"
+    elif graphs == list(range(1, 13)):
+        outcome = "a graph per optimizer, no warning"
+    elif graphs == [1] * 12:
+        outcome = "one graph"
+    else:
+        outcome = UNRECOGNISED
+    return Measured(value, evidence, outcome, slots)
 
 
 def limit_warnings(result: SnippetResult) -> list[dict]:
