@@ -33,6 +33,7 @@ class Row:
     look: str = ""  # quote the first output line containing this; empty: the first failed guard
     own_output: bool = False  # the quoted line is one the snippet printed itself, not one torch logged
     fix: str = ""  # the anchor of the section's "What to do" heading; empty: the section's anchor + "-fix"
+    guards: tuple[str, ...] = ()  # quote, for each text, the first failed guard containing it (not only the first)
 
     @property
     def fix_section(self) -> str:
@@ -59,6 +60,16 @@ def looked_for(result: SnippetResult, look: str = "") -> str | None:
     return None
 
 
+def looked_for_each(result: SnippetResult, texts: tuple[str, ...]) -> list[tuple[str, str | None]]:
+    """For each text, the first logged recompile's failed guard containing it (None where none does)."""
+    reasons = [
+        re.sub(r"\s+\(HINT:.*$", "", r.failures[0].reason).strip()
+        for r in parse_recompiles(result.output)
+        if r.failures
+    ]
+    return [(text, next((r for r in reasons if text in r), None)) for text in texts]
+
+
 def _code(text: str) -> str:
     cut = text if len(text) <= WIDTH else text[: WIDTH - 1] + "…"
     return "<code>" + html.escape(cut).replace("|", "&#124;") + "</code>"
@@ -77,8 +88,15 @@ def table(record: BuildRecord, rows: list[Row]) -> str:
         "|---|---|---|---|",
     ]
     for row in rows:
-        line = looked_for(_result(record, row), row.look)
-        if not line:
+        result = _result(record, row)
+        line = looked_for(result, row.look)
+        if row.guards:
+            found = looked_for_each(result, row.guards)
+            quoted = "<br>".join(
+                _code(ln) if ln else f"no failed guard with <code>{html.escape(text)}</code> in its run on this torch"
+                for text, ln in found
+            )
+        elif not line:
             quoted = "its run printed no such line on this torch: see the section"
         else:
             quoted = _code(line) + (" (*its output*)" if row.own_output else "")
