@@ -151,3 +151,36 @@ def test_whatever_tells_page_code_about_all_results_counts_as_reading_them_all()
     with record.reading() as reads, pytest.raises(LookupError):
         live.find("a/missing.py")
     assert reads.everything
+
+
+def _digested(output: str, digest: str) -> record.BuildRecord:
+    live = _live(output)
+    live.snippets[0].digest = digest
+    return live
+
+
+def test_a_page_that_compared_digests_with_the_records_is_kept_while_the_comparison_is(cli_logging, tmp_path):
+    """The releases pages walk the live build's digests only to find stale and missing entries (guide/
+    releases.py): a page that read that comparison is kept while it is the same (a snippet edited
+    again, still stale), and rendered when it changes (the edit that made the entry stale)."""
+    from fieldguide.guide import releases
+
+    (tmp_path / "records").mkdir()
+    (tmp_path / "records" / "releases.toml").write_text('default = "2.13.0"\nreleases = ["2.12.1", "2.13.0"]\n')
+    measured = _digested("one\n", "as-measured")
+    measured.torch = "2.12.1"
+    measured.snippets.watched = False
+    measured.write(releases.record_file(tmp_path, "2.12.1"))
+    memo = serving.PageMemo()
+
+    def body(live):
+        cols = releases.columns(tmp_path, live)
+        return "<p>" + ";".join(f"{c.release}:{sorted(c.stale)}" for c in cols) + "</p>"
+
+    same = _build(memo, _digested("one\n", "as-measured"), "# Page", body)
+    assert same[1] and "2.12.1:[]" in same[0]
+    assert not _build(memo, _digested("one\n", "as-measured"), "# Page", body)[1]  # reused
+    edited = _build(memo, _digested("one\n", "edited once"), "# Page", body)
+    assert edited[1] and "2.12.1:[('snippets/a/x.py', ())]" in edited[0]  # now stale: rendered
+    assert not _build(memo, _digested("one\n", "edited twice"), "# Page", body)[1]  # still stale: reused
+    assert _build(memo, _digested("one\n", "as-measured"), "# Page", body)[1]  # measured again: rendered

@@ -73,6 +73,8 @@ def test_serve_edits_reach_pages_and_match_a_full_build(tmp_path, built_site, si
         # 1. the snippet shown on the home page prints something new: the home page shows it
         home_snippet.write_text(home_snippet.read_text() + 'print("served-" + str(6007 * 7))\n')
         _wait_for_text(f"{base}/", "served-42049", proc)
+        #    (the saved snippet ran as soon as the watcher saw it, ahead of the rebuild, which reused it)
+        assert "ahead of the rebuild: [1/1] snippets/start/first_compile.py ran" in (tmp_path / "serve.log").read_text()
         # 2. a snippet whose output is a fact shown on another page (the Across releases
         #    page's live column): the page shows the new value, not the one it showed before
         #    (a loop of 2193 models that each added a graph: an outcome the fact names, with a new value)

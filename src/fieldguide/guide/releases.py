@@ -22,7 +22,7 @@ from packaging.version import InvalidVersion, Version
 
 from ..run.context import BuildContext, ReplayState, active
 from ..run.memo import PinnedMemo
-from ..run.record import BuildRecord, SnippetResult, note_everything, unread
+from ..run.record import BuildRecord, SnippetResult, note_derived, note_everything, unread
 from .claims import FACTS
 from .explain import outcome_on
 from .facts import facts_with_sources
@@ -79,7 +79,7 @@ def current(root: Path, live: BuildRecord, replay: ReplayState | None = None) ->
     by it; until `nox -s matrix` measures it again, that release simply has no measurement of it.
     Today's sources are the live build's digests, or under a copy rendered from a record (`replay`,
     nox -s publish) the digests of today's snippets it carries, as columns() reads them."""
-    today = replay.today if replay is not None else {_key(s): s.digest for s in live.snippets}
+    today = replay.today if replay is not None else _today(root, live)
     out = []
     for release, build in committed(root):
         stale = frozenset(_key(s) for s in build.snippets if _key(s) in today and s.digest != today[_key(s)])
@@ -89,6 +89,35 @@ def current(root: Path, live: BuildRecord, replay: ReplayState | None = None) ->
         kept = _CURRENT.get(build, stale, functools.partial(_without, build, stale))
         out.append((release, kept))
     return out
+
+
+def _today(root: Path, live: BuildRecord) -> dict:
+    """The live build's source digest of each snippet run. What a page does with them here is to
+    compare them with the records' (which entries are stale, which are missing), so under serve's
+    page memo the page has read that comparison, not every result: editing a snippet that no
+    record holds, or one already stale, leaves the releases pages as they were."""
+    with unread():
+        today = {_key(s): s.digest for s in live.snippets}
+    note_derived("releases: stale and missing entries", str(root), live, _staleness)
+    return today
+
+
+def _staleness(root: str, live: BuildRecord) -> str:
+    """Per listed release with a record: its entries stale against the live build, and the live
+    build's snippets it does not hold; and the set of the live build's snippets."""
+    today = {_key(s): s.digest for s in live.snippets}
+    lines = [repr(sorted(today))]
+    _, listed = releases_list(Path(root))
+    for release in listed:
+        path = record_file(Path(root), release)
+        if not path.exists():
+            lines.append(f"{release}: no record")
+            continue
+        build = read_record(path)
+        stale = sorted(_key(s) for s in build.snippets if _key(s) in today and s.digest != today[_key(s)])
+        have = {_key(s) for s in build.snippets}
+        lines.append(f"{release}: stale {stale!r} missing {sorted(k for k in today if k not in have)!r}")
+    return "\n".join(lines)
 
 
 def _without(build: BuildRecord, stale: frozenset) -> BuildRecord:
@@ -114,7 +143,7 @@ def columns(root: Path, live: BuildRecord, replay: ReplayState | None = None) ->
     """One column per listed release, oldest first; the live build stands in for its own release
     (a copy rendered from a record, `replay`, has no live column: nox -s publish)."""
     _, listed = releases_list(root)
-    today = {_key(s): s.digest for s in live.snippets}
+    today = _today(root, live)
     live_release = live.torch.split("+")[0]
     if replay is not None:
         today, live_release = replay.today, None

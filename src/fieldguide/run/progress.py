@@ -20,8 +20,9 @@ log = get_plugin_logger("fieldguide")
 
 
 class Progress:
-    def __init__(self, total: int, stream=None, live: bool | None = None, logger=log) -> None:
+    def __init__(self, total: int, stream=None, live: bool | None = None, logger=log, label: str = "") -> None:
         self.total = total
+        self.label = label  # before each line: what this run is for (a serve run ahead of its rebuild)
         self.log = logger
         self.stream = stream or sys.stderr
         enabled = logger.isEnabledFor(logging.INFO)
@@ -55,7 +56,7 @@ class Progress:
             if self.live:
                 self._draw()
             elif not cached:
-                self.log.info(f"[{self.done}/{self.total}] {name} ran in {seconds:.1f}s")
+                self.log.info(f"{self.label}[{self.done}/{self.total}] {name} ran in {seconds:.1f}s")
 
     def warn(self, text: str) -> None:
         """A problem the build survives (an unwritable cache), on a line of its own."""
@@ -67,9 +68,7 @@ class Progress:
 
     def summary(self) -> str:
         elapsed = time.perf_counter() - self.started
-        return (
-            f"executed {self.done - self.hits}, reused {self.hits} from cache, {self.total} snippets in {elapsed:.1f}s"
-        )
+        return f"{self.label}executed {self.done - self.hits}, reused {self.hits} from cache, {self.total} snippets in {elapsed:.1f}s"
 
     def close(self) -> None:
         with self._lock:

@@ -23,7 +23,7 @@ import json
 import os
 import platform
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
@@ -201,6 +201,30 @@ def note_everything() -> None:
 def _note(key: tuple, found: object) -> None:
     for r in _READERS.get():
         r.lookups.setdefault(key, found)
+
+
+_DERIVED: dict[str, Callable[[str, BuildRecord], str]] = {}
+
+
+def note_derived(name: str, arg: str, build: BuildRecord, summary: Callable[[str, BuildRecord], str]) -> None:
+    """Count as read, instead of every result of the watched `build`, only `summary(arg, build)`: a
+    page whose code walked the results just to compute what that summary prints is kept while the
+    summary of the next build prints the same (serve's page memo asks derived() for it)."""
+    if not build.watched or not _READERS.get():
+        return
+    _DERIVED[name] = summary
+    with unread():
+        value = summary(arg, build)
+    _note(("derived", name, arg), value)
+
+
+def derived(name: str, arg: str, build: BuildRecord) -> str | None:
+    """What the summary noted under `name` prints for `build` now (None: no such summary)."""
+    summary = _DERIVED.get(name)
+    if summary is None:
+        return None
+    with unread():
+        return summary(arg, build)
 
 
 class _Results(list):

@@ -56,7 +56,7 @@ from ..run.executors import make_executor
 from ..run.fences import FENCE_NAME, find_fences
 from ..run.identity import SnippetId
 from ..guide.jobs import jobs_for_pages
-from ..run.progress import log
+from ..run.progress import Progress, log
 from ..run.settings import FieldGuideConfig, Settings, SettingsError
 from .workdirs import make_owned
 
@@ -118,6 +118,8 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
         self._pages = serving.PageMemo()
         self._pages_stamp: str | None = None
         self._pages_for = None
+        self._jobs: list = []  # serve: the last build's jobs, which a saved snippet runs ahead of its rebuild
+        self._ahead: threading.Thread | None = None
 
     def on_startup(self, *, command, dirty) -> None:
         # Defining on_startup keeps this object for the whole `mkdocs serve` session.
@@ -335,6 +337,7 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
             raise _fail(f"chapters listed in mkdocs.yml have no page: {', '.join(missing)}")
         try:
             jobs = jobs_for_pages(pages, docs_label, settings.snippets_dir)
+            self._jobs = jobs
         except gym.DrillError as exc:
             raise _fail(str(exc)) from None
         except CollectError as exc:
@@ -421,19 +424,48 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
             self._executor.close()
         self._executor, self._executor_key = None, None
 
-    def _execute(self, jobs):
+    def _run(self, jobs, progress=None):
         settings = self.settings
-        executor = self._executor_for(settings)
+        return execute(
+            jobs,
+            root=settings.root,
+            snippets_dir=settings.snippets_dir,
+            executor=self._executor_for(settings),
+            cache=Cache(settings.cache_dir) if settings.cache else None,
+            workers=settings.workers,
+            refresh=settings.refresh,
+            progress=progress,
+        )
+
+    def _run_ahead(self, path: Path) -> None:
+        """serve: a saved snippet starts running when the watcher sees it, while MkDocs waits out its
+        build delay and loads the configuration; the rebuild then finds its result in the cache (the
+        cache's own checks decide: a file changed again since is run again by the rebuild)."""
+        settings = self.settings
+        if settings is None or settings.replay or not settings.cache or settings.refresh:
+            return
+        jobs = [job for job in self._jobs if job.file.resolve() == path]
+        if not jobs:
+            return
+        previous = self._ahead
+
+        def run() -> None:
+            if previous is not None:
+                previous.join()
+            try:
+                self._run(jobs, Progress(len(jobs), label="ahead of the rebuild: "))
+            except Exception as exc:  # noqa: BLE001 - the rebuild runs it again and reports what failed
+                log.debug(f"running {path.name} ahead of the rebuild failed: {exc}")
+
+        self._ahead = threading.Thread(target=run, name="fieldguide-ahead", daemon=True)
+        self._ahead.start()
+
+    def _execute(self, jobs):
+        ahead, self._ahead = self._ahead, None
+        if ahead is not None:  # a saved snippet's run started by the watcher: its result is in the cache
+            ahead.join()
         try:
-            return execute(
-                jobs,
-                root=settings.root,
-                snippets_dir=settings.snippets_dir,
-                executor=executor,
-                cache=Cache(settings.cache_dir) if settings.cache else None,
-                workers=settings.workers,
-                refresh=settings.refresh,
-            )
+            return self._run(jobs)
         except ExecutionFailed as exc:
             raise _fail(str(exc)) from None
         except KeyboardInterrupt:
@@ -553,6 +585,7 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
         self._prewarm()
         serving.poll_faster(server)
         server.watch(str(self.settings.snippets_dir))
+        serving.on_saved(server, self.settings.snippets_dir, self._run_ahead)
         return server
 
     def _end_page_memo(self) -> None:

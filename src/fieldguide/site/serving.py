@@ -39,6 +39,7 @@ import os
 import re
 import shutil
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -133,6 +134,28 @@ def poll_faster(server, seconds: float = POLL_SECONDS) -> None:
     for emitter in getattr(observer, "emitters", ()):
         if hasattr(emitter, "_timeout"):
             emitter._timeout = seconds
+
+
+def on_saved(server, directory: Path, callback) -> None:
+    """Call `callback(path)` from the watcher's thread for each Python file saved under `directory`
+    (created, changed or moved there), as soon as the file watcher sees it."""
+    observer = getattr(server, "observer", None)
+    if observer is None:
+        return
+    from watchdog.events import FileSystemEventHandler
+
+    class Saved(FileSystemEventHandler):
+        def on_any_event(self, event) -> None:
+            if event.is_directory or event.event_type not in ("created", "modified", "moved"):
+                return
+            path = getattr(event, "dest_path", "") or event.src_path
+            if str(path).endswith(".py"):
+                try:
+                    callback(Path(path).resolve())
+                except Exception as exc:  # noqa: BLE001 - a watcher thread must not die of it
+                    _log.debug("running %s ahead of the rebuild failed: %s", path, exc)
+
+    observer.schedule(Saved(), str(directory), recursive=True)
 
 
 class SearchMemo:
@@ -399,8 +422,10 @@ class PageMemo:
                 "first time" if kept is None else "its text or the build changed" if kept != key else "a read changed",
             )
             places_before, uncovered_before = set(state.places), len(state.uncovered)
+            started = time.perf_counter()
             with _watching_warnings() as warned, record.reading() as reads:
                 original(config, files_)
+            _log.debug("page memo: %s took %.2f s", page.file.src_uri, time.perf_counter() - started)
             if warned.seen or state.errors or reads.everything:
                 why = "it warned" if warned.seen else "a fence failed" if state.errors else "it read every result"
                 _log.debug("page memo: %s not kept (%s)", page.file.src_uri, why)
@@ -451,6 +476,10 @@ class PageMemo:
                 elif key[0] == "logs":
                     views = repr(live.log_views()).encode("utf-8", "surrogatepass")
                     found = hashlib.sha256(views).hexdigest()
+                elif key[0] == "derived":
+                    found = record.derived(key[1], key[2], live)
+                    if found is None:
+                        return False
                 elif key[0] == "ids":
                     found = "\n".join(i.command_line() for i in live.ids())
                 else:
