@@ -423,8 +423,11 @@ _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*(?:\{\s*#([\w-]+)[^}]*\})?\s*$")
 
 @functools.lru_cache(maxsize=64)  # by the page's text: the index reads every page several times a build
 def page_sections(markdown: str) -> tuple[tuple[int, str, str], ...]:
-    """(line, anchor, title) of every heading, in order (fenced code skipped)."""
+    """(line, anchor, title) of every heading, in order (fenced code skipped). A heading that is only
+    "What to do" is titled by the heading it sits under too ("Five calls, one shape: what to do"), so
+    a link to it says which cause it is for."""
     out, in_code = [], False
+    parents: list[tuple[int, str]] = []  # (level, plain title) of the headings above this line
     for i, line in enumerate(markdown.splitlines(), 1):
         if re.match(r"^\s*(```|~~~)", line):
             in_code = not in_code
@@ -435,7 +438,12 @@ def page_sections(markdown: str) -> tuple[tuple[int, str, str], ...]:
             plain = re.sub(
                 r"(?<!\w)_|_(?!\w)|\*", "", re.sub(r"`([^`]*)`", lambda c: c.group(1).replace("_", "\0"), title)
             )
-            out.append((i, m.group(3) or slugify(title, "-"), plain.replace("\0", "_")))  # code keeps its underscores
+            plain = plain.replace("\0", "_")  # code keeps its underscores
+            level = len(m.group(1))
+            parents = [(lv, t) for lv, t in parents if lv < level]
+            shown = f"{parents[-1][1]}: what to do" if plain == "What to do" and parents else plain
+            parents.append((level, plain))
+            out.append((i, m.group(3) or slugify(title, "-"), shown))
     return tuple(out)
 
 
