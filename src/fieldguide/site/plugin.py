@@ -51,7 +51,7 @@ from ..run import context, record
 from . import downloads, notebook, notfound, render, serving, tlparse
 from ..run.cache import Cache
 from ..run.collect import CollectError
-from ..run.execute import ExecutionFailed, current_toolchain, execute, source_digest
+from ..run.execute import ExecutionFailed, current_toolchain, execute, job_key, source_digest
 from ..run.executors import make_executor
 from ..run.fences import FENCE_NAME, find_fences
 from ..run.identity import SnippetId
@@ -120,6 +120,7 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
         self._pages_for = None
         self._jobs: list = []  # serve: the last build's jobs, which a saved snippet runs ahead of its rebuild
         self._ahead: threading.Thread | None = None
+        self._ahead_failed: tuple[set[str], str] | None = None  # (the job keys, the message) of a failed run ahead
 
     def on_startup(self, *, command, dirty) -> None:
         # Defining on_startup keeps this object for the whole `mkdocs serve` session.
@@ -452,8 +453,12 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
         def run() -> None:
             if previous is not None:
                 previous.join()
+            keys: set[str] = set()
             try:
+                keys = {job_key(job, settings.snippets_dir, current_toolchain()) for job in jobs}
                 self._run(jobs, Progress(len(jobs), label="ahead of the rebuild: "))
+            except ExecutionFailed as exc:  # the rebuild reports it (a snippet that timed out is not run twice)
+                self._ahead_failed = (keys, str(exc))
             except Exception as exc:  # noqa: BLE001 - the rebuild runs it again and reports what failed
                 log.debug(f"running {path.name} ahead of the rebuild failed: {exc}")
 
@@ -464,6 +469,11 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
         ahead, self._ahead = self._ahead, None
         if ahead is not None:  # a saved snippet's run started by the watcher: its result is in the cache
             ahead.join()
+            failed, self._ahead_failed = self._ahead_failed, None
+            if failed is not None:  # it failed: while the pages still run those very sources, that is this build's failure
+                toolchain = current_toolchain()
+                if failed[0] <= {job_key(job, self.settings.snippets_dir, toolchain) for job in jobs}:
+                    raise _fail(failed[1])
         try:
             return self._run(jobs)
         except ExecutionFailed as exc:
