@@ -102,6 +102,27 @@ def test_serve_edits_reach_pages_and_match_a_full_build(tmp_path, built_site, si
         assert not differ, f"served after edits but not what a full build gives: {differ[:10]}"
 
 
+def test_a_snippet_that_fails_ahead_of_the_rebuild_is_reported_once(tmp_path, site_cache):
+    """A saved snippet runs ahead of its rebuild; when it fails, the rebuild reports that failure
+    instead of running it again (a snippet that timed out would cost its timeout twice)."""
+    site = bench.copy_site(tmp_path / "site")
+    env = {"FIELDGUIDE_CACHE_DIR": str(copy_of_site_cache(site_cache, tmp_path / "cache"))}
+    snippet = site / "snippets" / "start" / "first_compile.py"
+    log = tmp_path / "serve.log"
+    with mkdocs_serve(site, env, log) as (base, proc):
+        before = len(log.read_text())
+        snippet.write_text(snippet.read_text() + "raise SystemExit(3)\n")
+        deadline = time.perf_counter() + 240
+        while "snippet(s) failed" not in log.read_text()[before:] and time.perf_counter() < deadline:
+            assert proc.poll() is None, log.read_text()[-2000:]
+            time.sleep(0.2)
+        time.sleep(1.0)
+        after = log.read_text()[before:]
+    assert "snippet(s) failed" in after and "start/first_compile.py" in after, after[-2000:]
+    runs = re.findall(r"\] snippets/start/first_compile\.py ran", after)  # the run ahead, and any other
+    assert len(runs) == 1 and "ahead of the rebuild: [1/1] snippets/start/first_compile.py ran" in after, after[-2000:]
+
+
 def test_printed_markdown_is_kept_only_where_its_html_is_the_texts_alone():
     """serving.memoize_exec_markdown: page code's printed Markdown converts once per text, except
     where the HTML depends on more than the text (a nested fence that runs, markdown-exec's
