@@ -593,7 +593,8 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
 
     def on_serve(self, server, config, builder):
         self._prewarm()
-        serving.poll_faster(server)
+        serving.poll_faster(server)  # (where it polls)
+        serving.watch_by_events(server)
         server.watch(str(self.settings.snippets_dir))
         serving.on_saved(server, self.settings.snippets_dir, self._run_ahead)
         return server
