@@ -308,9 +308,9 @@ def test_item6_cache_walk_draws_no_direction_from_single_runs(live):
         r = build.find("dynamic/cache_walk.py")
         eager, rows = dyn.walk_timings(r)
         table = dyn.walk_table(r)
-        assert all(f"{t:.1f}" in table for _, t in rows)
+        assert all(f"{t:.1f}" in table for _, _, t in rows)
         m = dyn.walk_cost(r)
-        assert m.outcome == "single runs" and m.slots["t0"] == f"{rows[0][1]:.1f}"
+        assert m.outcome == "single runs, a graph per size" and m.slots["t0"] == f"{rows[0][2]:.1f}"
     text = (ROOT / "docs" / "dynamic.md").read_text()
     assert "A few microseconds per entry" not in text and "as the cache grew" not in text
 
@@ -320,12 +320,16 @@ def test_cache_walk_table_is_from_the_measurement():
     r = NEW.find("dynamic/cache_walk.py")
     printed = [line.split() for line in r.stdout.splitlines() if line.strip()]
     eager = next(float(cols[1]) for cols in printed if cols[0] == "eager")
-    entries = [(int(cols[0].split("=")[1]), float(cols[1])) for cols in printed if cols[0].startswith("entries=")]
+    entries = [
+        (int(cols[0].split("=")[1]), int(cols[2].split("=")[1]), float(cols[3]))
+        for cols in printed
+        if cols[0].startswith("sizes=")
+    ]
     assert len(entries) == 5
     table = re.sub(r'<sup class="fg-ev">.*?</sup>', "", dyn.walk_table(r))  # evidence markers aside
     rows = [line for line in table.splitlines() if line.startswith("| ") and "---" not in line][1:]
-    expected = [f"| eager (no compile) | {eager:.1f} |"] + [
-        f"| {n} {'entry' if n == 1 else 'entries'} | {t:.1f} |" for n, t in entries
+    expected = [f"| eager (no compile) |  | {eager:.1f} |"] + [
+        f"| {n} {'size' if n == 1 else 'sizes'} | {g} | {t:.1f} |" for n, g, t in entries
     ]
     assert rows == expected
 

@@ -347,28 +347,30 @@ def list_walk(result: SnippetResult) -> Measured:
 
 
 _EAGER = re.compile(r"^eager\s+([\d.]+) us/call", re.M)
-_ENTRIES = re.compile(r"^entries=(\d+)\s+([\d.]+) us/call", re.M)
+_SIZES = re.compile(r"^sizes=(\d+)\s+graphs compiled=(\d+)\s+([\d.]+) us/call", re.M)
 
 
-def walk_timings(result: SnippetResult) -> tuple[float, list[tuple[int, float]]]:
+def walk_timings(result: SnippetResult) -> tuple[float, list[tuple[int, int, float]]]:
+    """The eager time, then (input sizes, graphs compiled, µs per call) for each row printed."""
     eager = float(_EAGER.search(result.stdout).group(1))
-    return eager, [(int(n), float(t)) for n, t in _ENTRIES.findall(result.stdout)]
+    return eager, [(int(n), int(g), float(t)) for n, g, t in _SIZES.findall(result.stdout)]
 
 
 @page_table
 def walk_table(result: SnippetResult) -> str:
     eager, rows = walk_timings(result)
-    out = [["eager (no compile)", f"{eager:.1f}" + markers_for([line_of(result, "eager ")])]]
-    for n, t in rows:
-        out.append([plural(n, "entry", "entries"), f"{t:.1f}" + markers_for([line_of(result, f"entries={n} ")])])
-    return table(["cache entries, calls cycling through all", "µs per call"], out, "-r")
+    out = [["eager (no compile)", "", f"{eager:.1f}" + markers_for([line_of(result, "eager ")])]]
+    for n, g, t in rows:
+        marker = markers_for([line_of(result, f"sizes={n} ")])
+        out.append([plural(n, "size", "sizes"), str(g), f"{t:.1f}" + marker])
+    return table(["input sizes, calls cycling through all", "graphs compiled", "µs per call"], out, "-rr")
 
 
 @fact(
     "dynamic: µs per call as the cache grows (cache_walk)",
     CACHE_WALK,
-    show=lambda v: ", ".join(f"{n}: {t}" for n, t in v),
-    outcomes=("single runs",),
+    show=lambda v: ", ".join(f"{g}: {t}" for _, g, t in v),
+    outcomes=("single runs, a graph per size", "single runs, other graph counts"),
     varies=True,
 )
 def walk_cost(result: SnippetResult) -> Measured:
@@ -377,14 +379,15 @@ def walk_cost(result: SnippetResult) -> Measured:
         raise ValueError("the walk printed repeats or a spread: this fact reads single runs only")
     _, rows = walk_timings(result)
     if len(rows) < 2:
-        raise LookupError("fewer than two entry counts timed")
-    (n0, t0), (n1, t1) = rows[0], rows[-1]
-    return Measured(
-        rows,
-        (line_of(result, f"entries={n0} "), line_of(result, f"entries={n1} ")),
-        "single runs",
-        {"t0": f"{t0:.1f}", "n0": str(n0), "t1": f"{t1:.1f}", "n1": str(n1)},
-    )
+        raise LookupError("fewer than two sizes timed")
+    (n0, g0, t0), (n1, g1, t1) = rows[0], rows[-1]
+    evidence = (line_of(result, f"sizes={n0} "), line_of(result, f"sizes={n1} "))
+    slots: dict[str, object] = {"t0": f"{t0:.1f}", "t1": f"{t1:.1f}"}
+    for key, value, word in (("g0", g0, "graph"), ("g1", g1, "graph"), ("n0", n0, "size"), ("n1", n1, "size")):
+        slots[key] = Derived(value, plural(value, word))
+    if all(n == g for n, g, _ in rows):
+        return Measured(rows, evidence, "single runs, a graph per size", slots)
+    return Measured(rows, evidence, "single runs, other graph counts", slots)
 
 
 # -- 4. two limits -------------------------------------------------------------------------------

@@ -1535,8 +1535,13 @@ def seq_buckets_graphs(plain: SnippetResult, padded: SnippetResult) -> Measured:
     a, b = steps(plain.stdout), steps(padded.stdout)
     fa, fb = a[-1][1], b[-1][1]
     buckets = sorted({int(m) for m in re.findall(r"-> +(\d+):", padded.stdout)})
-    evidence = (_last_ev(plain), _last_ev(padded))
+    cost = re.search(r"^token positions computed: (\d+) for (\d+) real tokens$", padded.stdout, re.M)
+    if not cost:
+        raise LookupError(f"{padded.path}: no token count printed")
+    evidence = (_last_ev(plain), _last_ev(padded), line_of(padded, "token positions computed: "))
     slots = {
+        "computed": cost.group(1),
+        "real": cost.group(2),
         "a": str(fa),
         "b": str(fb),
         "ag": _graphs(fa),
