@@ -164,3 +164,15 @@ def test_the_review_view_lays_out_each_explanation_with_its_outcome_and_evidence
     assert f"Outcome: **{measured.outcome}**" in section
     assert all(f"`{ev.line}`" in section for ev in measured.evidence)
     assert "2.2.2" in section.split("Across releases:")[1]
+
+
+def test_order_outcomes_are_declared_outcomes_of_a_fact_that_varies():
+    """`orders` (outcomes that only say which timing came out lower) are named outcomes, on a timing."""
+    from fieldguide.guide.claims import fact
+
+    with pytest.raises(ValueError, match="orders"):
+        fact("test: orders outside the outcomes", outcomes=("a", "b"), varies=True, orders=("c",))
+    with pytest.raises(ValueError, match="orders"):
+        fact("test: orders on a fact that does not vary", outcomes=("a", "b"), orders=("a", "b"))
+    ordered = [f for f in FACTS.values() if f.orders]
+    assert ordered and all(f.varies and set(f.orders) <= set(f.outcomes) for f in ordered)

@@ -126,3 +126,31 @@ def test_the_warm_start_times_are_read_from_the_two_lines_the_run_printed(live):
     assert fact(failed).outcome == UNRECOGNISED
     odd = dataclasses.replace(result, stdout=result.stdout.replace("median=", "mean="))
     assert fact(odd).outcome == UNRECOGNISED
+
+
+def test_the_first_compile_comparisons_say_which_way_every_run_was_lower_or_that_they_overlap(live):
+    """The outcome is read from both ranges; two builds compare any of the three as one (facts.ORDERED)."""
+    from fieldguide.guide import facts
+
+    result = live.find("nextprocess/first_compile.py")
+
+    def ranged(way: str, low: float, high: float, other: str, other_low: float, other_high: float) -> str:
+        out = result.stdout
+        for label, lo, hi in ((way, low, high), (other, other_low, other_high)):
+            line = next(ln for ln in out.splitlines() if ln.startswith(label))
+            graphs = re.search(r"graphs=\S+", line).group(0)
+            times = f"median={lo:7.1f} ms min={lo:7.1f} ms max={hi:7.1f} ms"
+            out = out.replace(line, f"{label:<40} {graphs} {times}")
+        return dataclasses.replace(result, stdout=out)
+
+    for name, a, b in (
+        ("cold start: first call, regional against whole model", np.REGIONAL, np.WHOLE),
+        ("cold start: first call, dynamic=True against dynamic=False", np.DYNAMIC, np.STATIC),
+    ):
+        fact = FACTS[name]
+        first, second, overlap = fact.orders
+        assert fact(ranged(a, 10, 20, b, 30, 40)).outcome == first
+        assert fact(ranged(a, 30, 40, b, 10, 20)).outcome == second
+        assert fact(ranged(a, 10, 35, b, 30, 40)).outcome == overlap
+        assert fact(result).outcome in fact.orders
+        assert facts.comparable(live)[name] == f"outcome: {facts.ORDERED}"

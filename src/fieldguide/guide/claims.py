@@ -126,6 +126,7 @@ class Fact:
     show: Callable[[object], str] = str  # how a value reads in a table cell
     outcomes: tuple[str, ...] = ()  # the named outcomes an explanation is written for (explain.py)
     varies: bool = False  # its value changes between two runs of one build (a timing): builds compare its outcome
+    orders: tuple[str, ...] = ()  # outcomes that only say which timing came out lower: builds compare them as one
 
     def __call__(self, *results: SnippetResult) -> Measured:
         return self.measure(*results)
@@ -152,20 +153,27 @@ def fact(
     show: Callable[[object], str] = str,
     outcomes: tuple[str, ...] = (),
     varies: bool = False,
+    orders: tuple[str, ...] = (),
 ) -> Callable[[Callable[..., Measured]], Fact]:
     """Declare a fact: its name, the runs it reads, and (decorated) how it is measured from them.
 
     `outcomes` names what the measurement can turn out to be; a page explains the fact with one
     text per outcome (explain.py), and a measurement that fits none of them returns the outcome
     UNRECOGNISED rather than the nearest named one. `varies`: the value differs between two runs
-    of the same build (a timing), so two builds are compared by its outcome (facts.comparable)."""
+    of the same build (a timing), so two builds are compared by its outcome (facts.comparable).
+    `orders`: those of its outcomes that only say which of two timings came out lower in this
+    build's runs (or that their ranges overlap): the page explains each, and two builds compare
+    them as one, since the next build's runs may order them otherwise."""
     if UNRECOGNISED in outcomes:
         raise ValueError(f"fact {name!r}: {UNRECOGNISED!r} is every fact's outcome; do not declare it")
+    if not set(orders) <= set(outcomes) or (orders and not varies):
+        raise ValueError(f"fact {name!r}: `orders` must be outcomes of a fact that varies")
 
     def wrap(fn: Callable[..., Measured]) -> Fact:
         if name in FACTS:
             raise ValueError(f"fact {name!r} is defined twice")
-        f = Fact(name, tuple(runs), fn, show, tuple(outcomes) + ((UNRECOGNISED,) if outcomes else ()), varies)
+        every = tuple(outcomes) + ((UNRECOGNISED,) if outcomes else ())
+        f = Fact(name, tuple(runs), fn, show, every, varies, tuple(orders))
         FACTS[name] = f
         return f
 

@@ -152,10 +152,15 @@ def facts(build: BuildRecord, snippets_dir: Path | None = None) -> dict[str, str
 def comparable(build: BuildRecord, snippets_dir: Path | None = None) -> dict[str, str]:
     """The facts as two builds are compared: normalized as outputs are (an object id or address in
     a value reads as a placeholder), and a fact whose value varies from run to run (a timing,
-    declared `varies=True`) by its outcome, since its value differs between two runs of one build."""
+    declared `varies=True`) by its outcome, since its value differs between two runs of one build;
+    an outcome that only orders two timings (declared in `orders`) reads as ORDERED whichever it is."""
     out = {name: normalize_text(value) for name, value in facts(build, snippets_dir).items()}
     for name, f in FACTS.items():
         if f.varies and name in out:
             measured = evaluate(f, build)
-            out[name] = f"outcome: {measured.outcome}" if measured is not None else out[name]
+            if measured is not None:
+                out[name] = f"outcome: {ORDERED if measured.outcome in f.orders else measured.outcome}"
     return out
+
+
+ORDERED = "timed (which came out lower varies from build to build)"

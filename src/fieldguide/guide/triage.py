@@ -98,6 +98,9 @@ def table(record: BuildRecord, rows: list[Row]) -> str:
             )
         elif not line:
             quoted = "its run printed no such line on this torch: see the section"
+        elif row.own_output and "recompiles" in row.logs.split(","):
+            n = len(parse_recompiles(result.output))  # its count says what it says, recompiled or not
+            quoted = _code(line) + f" (*its output*; the run logged {n} recompile{'' if n == 1 else 's'})"
         else:
             quoted = _code(line) + (" (*its output*)" if row.own_output else "")
         link = f"[{row.title}]({_link(row.section)})"

@@ -57,6 +57,14 @@ def _header_ev(result: SnippetResult, dump: int = 0):
     return in_dump(result, dump, "TREE_GUARD_MANAGER:" if is_tree(result) else "GUARDS:")
 
 
+def _dump_ev(result: SnippetResult) -> tuple:
+    """The first dump, its header and every check: the evidence for what the dump does not contain
+    (a header alone would show where to look, not that the line is missing)."""
+    if not parse_guards_log(result.log("guards")):
+        return (_header_ev(result),)
+    return (_header_ev(result),) + tuple(guard_ev(result, g) for g in first_dump(result))
+
+
 def _codes(items) -> Derived:
     items = list(items)
     return Derived(items, ", ".join(code(i) for i in items) or "none")
@@ -130,8 +138,8 @@ def comment_sources(anatomy: SnippetResult) -> Measured:
         "bare": Derived(kinds["none"]),
         "where": _codes(where),
     }
-    ev = tuple(guard_ev(anatomy, g) for g in dynamo) + tuple(
-        guard_ev(anatomy, g) for g in guards if _comment_kind(g) == "none"
+    ev = tuple(
+        guard_ev(anatomy, g) for kind in ("snippet", "dynamo", "none") for g in guards if _comment_kind(g) == kind
     )
     outcome = "your code, dynamo's and no comment" if kinds["none"] else "your code and dynamo's"
     return Measured(dict(kinds), ev, outcome, slots)
@@ -146,7 +154,7 @@ def comment_sources(anatomy: SnippetResult) -> Measured:
 def global_checks(anatomy: SnippetResult) -> Measured:
     globals_ = [g for g in first_dump(anatomy) if g.group == "global"]
     if not globals_:
-        return Measured([], (_header_ev(anatomy),), "not in the dump")
+        return Measured([], _dump_ev(anatomy), "not in the dump")
     sources = list(dict.fromkeys(g.source for g in globals_))
     return Measured(sources, tuple(guard_ev(anatomy, g) for g in globals_), "guarded", {"sources": _codes(sources)})
 
@@ -163,7 +171,7 @@ def call_timings(result: SnippetResult) -> dict[str, float]:
 def latency_line(anatomy: SnippetResult) -> Measured:
     m = re.search(r"^Guard eval latency = ([\d.]+) us", anatomy.output, re.M)
     if not m:
-        return Measured(None, (_header_ev(anatomy),), "not printed")
+        return Measured(None, _dump_ev(anatomy), "not printed")
     return Measured(float(m.group(1)), (line_of(anatomy, "Guard eval latency"),), "printed", {"latency": m.group(1)})
 
 
@@ -342,7 +350,7 @@ def global_state_check(anatomy: SnippetResult, five: SnippetResult) -> Measured:
     hit = next((r for r in logged if r.startswith("___check_global_state()")), None)
     if hit is None:
         raise ValueError("no global state check in the dump or in the five calls' log")
-    return Measured([], (_header_ev(anatomy), line_of(five, hit)), "logged, not printed", {"line": hit})
+    return Measured([], _dump_ev(anatomy) + (line_of(five, hit),), "logged, not printed", {"line": hit})
 
 
 def _config_steps(ambient_run: SnippetResult) -> list[dict]:
@@ -410,7 +418,7 @@ def backend_reason(ambient_run: SnippetResult, anatomy: SnippetResult) -> Measur
     head = (line_of(ambient_run, "Recompiling function"),)
     if not reasons:
         shown = Derived(len(failures), plural(len(failures), "failure line") if failures else "no failure line")
-        return Measured(None, head, "no reason given", {"lines": shown})
+        return Measured(None, head + _dump_ev(anatomy), "no reason given", {"lines": shown})
     reason = reasons[0]
     if "backend" not in reason.lower():
         raise ValueError(f"the backend switch failed another guard: {reason!r}")
@@ -423,7 +431,7 @@ def backend_reason(ambient_run: SnippetResult, anatomy: SnippetResult) -> Measur
     }
     if printed is not None:
         return Measured(reason, ev + (guard_ev(anatomy, printed),), "a printed backend check failed", slots)
-    return Measured(reason, ev + (_header_ev(anatomy),), "an unprinted backend check failed", slots)
+    return Measured(reason, ev + _dump_ev(anatomy), "an unprinted backend check failed", slots)
 
 
 # -- 4. guards as objects ------------------------------------------------------------------------
@@ -485,7 +493,7 @@ def explain_count(result: SnippetResult, anatomy: SnippetResult) -> Measured:
     n = int(m.group(1))
     return Measured(
         n,
-        (line_of(result, "guard objects"), _header_ev(anatomy)),
+        (line_of(result, "guard objects"), *_dump_ev(anatomy)),
         "counted",
         {"n": str(n), "printed": Derived(len(first_dump(anatomy)))},
     )
@@ -514,7 +522,7 @@ def silent_in_global_state(result: SnippetResult, anatomy: SnippetResult) -> Mea
     if state is not None:
         held = [(b, k) for b, k in held if f'"{k}"' in state.predicate]
     if state is None or not held:
-        return Measured([], (_header_ev(anatomy),), "not shown")
+        return Measured([], _dump_ev(anatomy), "not shown")
     return Measured(
         [b for b, _ in held],
         (guard_ev(anatomy, state),),
