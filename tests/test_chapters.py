@@ -328,7 +328,7 @@ def test_cache_walk_table_is_from_the_measurement():
     assert len(entries) == 5
     table = re.sub(r'<sup class="fg-ev">.*?</sup>', "", dyn.walk_table(r))  # evidence markers aside
     rows = [line for line in table.splitlines() if line.startswith("| ") and "---" not in line][1:]
-    expected = [f"| eager (no compile) |  | {eager:.1f} |"] + [
+    expected = [f"| eager (no compile) | — | {eager:.1f} |"] + [
         f"| {n} {'size' if n == 1 else 'sizes'} | {g} | {t:.1f} |" for n, g, t in entries
     ]
     assert rows == expected

@@ -359,7 +359,7 @@ def walk_timings(result: SnippetResult) -> tuple[float, list[tuple[int, int, flo
 @page_table
 def walk_table(result: SnippetResult) -> str:
     eager, rows = walk_timings(result)
-    out = [["eager (no compile)", "", f"{eager:.1f}" + markers_for([line_of(result, "eager ")])]]
+    out = [["eager (no compile)", "—", f"{eager:.1f}" + markers_for([line_of(result, "eager ")])]]
     for n, g, t in rows:
         marker = markers_for([line_of(result, f"sizes={n} ")])
         out.append([plural(n, "size", "sizes"), str(g), f"{t:.1f}" + marker])
