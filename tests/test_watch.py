@@ -114,16 +114,3 @@ def test_where_inotify_cannot_start_it_polls_with_every_watch(tmp_path):
     assert out.stdout.split("\n")[0] == "polling ['a.py']", out.stdout + out.stderr
     assert "watching for changes by polling" in out.stderr and "Too many open files" in out.stderr
     assert logging  # (the child logs; this process keeps its own configuration)
-
-
-def test_fieldguide_watch_poll_keeps_polling(tmp_path, monkeypatch):
-    monkeypatch.setenv("FIELDGUIDE_WATCH", "poll")
-    server = Server(timeout=0.1)
-    changes, saved, seen = _watch(server, tmp_path)
-    server.observer.start()
-    try:
-        assert server.observer.kind == "polling"
-        (tmp_path / "a.py").write_text("print(1)\n")
-        assert seen.wait(5)
-    finally:
-        _stop(server)

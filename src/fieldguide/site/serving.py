@@ -23,7 +23,7 @@ Everything kept is kept by its inputs, so nothing shown is older than a full bui
 
 The watcher is told of a save by the kernel (inotify, watch_by_events) where every watched path
 allows it, instead of polling the trees: nothing is spent between saves, and a save is seen at
-once. Elsewhere (no inotify, its watch limit reached, FIELDGUIDE_WATCH=poll) it polls every 0.15 s
+once. Elsewhere (no inotify, its watch limit reached) it polls every 0.15 s
 instead of MkDocs' 0.5 s (poll_faster).
 
 The site directory itself is swapped in by plugin.py as in any build; the previous one is
@@ -175,8 +175,6 @@ _CHANGES = ("created", "deleted", "modified", "moved", "closed")  # not "opened"
 
 def _inotify_copy(polling):
     """An inotify observer with every watch and handler of `polling`; None where there is none."""
-    if os.environ.get("FIELDGUIDE_WATCH", "") == "poll":
-        return None
     try:
         from watchdog import events as ev
         from watchdog.observers.inotify import InotifyObserver
