@@ -117,6 +117,31 @@ def test_cache_hit_miss_edit_corruption_and_refresh(scratch, warm):
     assert [r.cached for r in refreshed] == [False, False]
 
 
+def test_a_result_read_again_from_the_cache_is_equal_independent_and_follows_its_entry(scratch, warm):
+    """serve reads the same entries on every rebuild and keeps what it interpreted by the entry's
+    checksum: a result read twice is the same, changing one changes no other, and an entry whose
+    content changed is read as it now is."""
+    scratch.snippet("c/one.py", 'import sys\nprint("value", 1)\nprint("on stderr", file=sys.stderr)\n')
+    page = {"docs/p.md": '```snippet path="c/one.py"\n```\n'}
+    assert not run_jobs(scratch, page, warm)[0].cached
+    first, second = run_jobs(scratch, page, warm)[0], run_jobs(scratch, page, warm)[0]
+    assert first.cached and first == second and first is not second
+    first.pages.append("elsewhere.md")
+    first.env["EXTRA"] = "1"
+    first.logs["extra"] = "changed"
+    assert run_jobs(scratch, page, warm)[0] == second
+
+    cache = Cache(scratch.root / "cache")
+    (entry,) = (scratch.root / "cache").rglob("*.json")
+    key = entry.stem
+    payload = cache.get(key)
+    payload["events"] = [
+        [stream, text.replace("1", "9")] for stream, text in payload["events"]
+    ]  # (print writes "1" apart)
+    cache.put(key, payload)
+    assert run_jobs(scratch, page, warm)[0].stdout == "value 9\n"
+
+
 def test_cache_key_covers_torch_python_env_and_local_imports(scratch):
     base = Toolchain(torch="2.13.0", python="3.11.7")
     key = cache_key("print(1)", {"helpers.py": "X = 1"}, {"TORCH_LOGS": "guards"}, base)

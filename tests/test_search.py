@@ -155,3 +155,22 @@ def test_a_gym_answer_text_finds_no_gym_answer(search, built_site):
     index = json.loads((built_site / "search" / "search_index.json").read_text())["docs"]
     gym_text = " ".join(d["text"] for d in index if d["location"].startswith("gym"))
     assert "Measured on torch" not in gym_text and "unique_graphs was" not in gym_text
+
+
+def test_serve_strips_search_attributes_as_material_does(built_site):
+    """serve answers material's removal of valued data-search-* attributes without running its
+    pattern over a page that has none (serving._SearchRe): the same text either way."""
+    import re as real_re
+
+    from fieldguide.site.serving import _SEARCH_ATTRIBUTE, _SearchRe
+
+    fast = _SearchRe(real_re)
+    pages = [p.read_text(encoding="utf-8") for p in sorted(built_site.rglob("*.html"))[:8]]
+    pages += [
+        '<h3 id="a" data-search-exclude>x</h3>',
+        '<p data-search-boost="2">x</p> <div\tdata-search-exclude="">y</div>',
+        '<p\ndata-search-x="1" data-search-y="2">z</p>',
+    ]
+    for text in pages:
+        assert fast.sub(_SEARCH_ATTRIBUTE, "", text) == real_re.sub(_SEARCH_ATTRIBUTE, "", text)
+    assert fast.sub(r"a", "b", "aa") == "bb" and fast.escape is real_re.escape

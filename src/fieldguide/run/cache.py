@@ -85,6 +85,12 @@ class Cache:
 
     def get(self, key: str) -> dict | None:
         """The payload stored under key, or None for a miss (absent, truncated, corrupted)."""
+        found = self.entry(key)
+        return found[0] if found else None
+
+    def entry(self, key: str) -> tuple[dict, str] | None:
+        """(payload, its checksum) stored under key, or None for a miss (absent, truncated, corrupted).
+        The checksum names the payload's content: two reads with the same one read the same run."""
         path = self._file(key)
         try:
             entry = json.loads(path.read_text(encoding="utf-8"))
@@ -93,7 +99,7 @@ class Cache:
                     os.utime(path)  # recently used: pruning keeps it
                 except OSError:
                     pass
-                return entry["payload"]
+                return entry["payload"], entry["checksum"]
         except (FileNotFoundError, NotADirectoryError, PermissionError):
             return None
         except (ValueError, KeyError, TypeError, UnicodeDecodeError):

@@ -165,7 +165,11 @@ def sources(file: Path, snippets_dir: Path) -> tuple[str, dict[str, str]]:
 
 def source_digest(file: Path, snippets_dir: Path) -> str:
     """What a result was measured from: the snippet's source and its local imports (no toolchain)."""
-    source, imports = sources(file, snippets_dir)
+    return digest_of(*sources(file, snippets_dir))
+
+
+def digest_of(source: str, imports: dict[str, str]) -> str:
+    """source_digest of a source and its imports already read."""
     material = json.dumps({"source": source, "imports": sorted(imports.items())}, sort_keys=True)
     return hashlib.sha256(material.encode("utf-8")).hexdigest()[:16]
 

@@ -13,6 +13,7 @@ folder or machine produced it.
 from __future__ import annotations
 
 import ast
+import copy
 import functools
 import os
 import re
@@ -162,7 +163,22 @@ def failure_message(job: Job, result: SnippetResult, what: str) -> str:
     return f"{pages}: {job.display_path} {what}.\n  ran as: {job.id.command_line()}\n  {label}:\n{body}{note}"
 
 
-def _result(job: Job, raw: RawRun, root: Path, cached: bool, digest: str, measured_at: str) -> SnippetResult:
+# The results read from cache entries, by the entry's checksum: each rebuild of `mkdocs serve` reads
+# the same entries again, and interpreting one (parsing its logs) is most of what a cached run costs.
+_READ: dict[tuple, SnippetResult] = {}
+_READ_MAX = 4096
+
+
+def _result(
+    job: Job, raw: RawRun, root: Path, cached: bool, digest: str, measured_at: str, entry: str = ""
+) -> SnippetResult:
+    memo = (entry, job.display_path, tuple(sorted(job.env.items())), str(root), digest, measured_at) if entry else None
+    kept = _READ.get(memo) if memo else None
+    if kept is not None:
+        result = copy.deepcopy(kept)  # (the caller may change what it is given)
+        result.pages = list(job.pages)
+        result.cached = cached
+        return result
     result = result_from_run(
         job.display_path,
         job.env,
@@ -177,6 +193,10 @@ def _result(job: Job, raw: RawRun, root: Path, cached: bool, digest: str, measur
     )
     result.pages = list(job.pages)
     result.cached = cached
+    if memo:
+        if len(_READ) >= _READ_MAX:
+            _READ.clear()
+        _READ[memo] = copy.deepcopy(result)
     return result
 
 
@@ -224,17 +244,21 @@ def execute(
     """
     toolchain = current_toolchain()
     progress = progress or Progress(len(jobs))
-    keys = [job_key(job, snippets_dir, toolchain) for job in jobs]
-    digests = [source_digest(job, snippets_dir) for job in jobs]
+    read = [sources(job.file, snippets_dir) for job in jobs]  # (once: the key and the digest both need them)
+    keys = [
+        cache_key(source, imports, job.env, toolchain, path=job.path)
+        for job, (source, imports) in zip(jobs, read, strict=True)
+    ]
+    digests = [collect.digest_of(source, imports) for source, imports in read]
     results: list[SnippetResult | None] = [None] * len(jobs)
     failures: list[str] = []
     cache_problem: list[str] = []
     lock = threading.Lock()
     to_run = []
 
-    def conclude(i: int, raw: RawRun, cached: bool, measured_at: str) -> bool:
+    def conclude(i: int, raw: RawRun, cached: bool, measured_at: str, entry: str = "") -> bool:
         job = jobs[i]
-        result = _result(job, raw, root, cached, digests[i], measured_at)
+        result = _result(job, raw, root, cached, digests[i], measured_at, entry)
         what = verdict(job, raw)
         with lock:
             if what:
@@ -244,10 +268,11 @@ def execute(
         return not what
 
     for i, key in enumerate(keys):
-        payload = None if (refresh or cache is None) else cache.get(key)
+        found = None if (refresh or cache is None) else cache.entry(key)
+        payload, checksum = found if found else (None, "")
         raw = _from_cache(payload, root)
         if raw is not None:
-            conclude(i, raw, True, payload.get("measured_at", ""))
+            conclude(i, raw, True, payload.get("measured_at", ""), checksum)
             progress.finish(jobs[i].display_path, True, 0.0)
         else:
             to_run.append(i)

@@ -81,6 +81,7 @@ _CELL_EDGE = re.compile(r"(</t[hd]>|</tr>|<br ?/?>)(?=\S)")
 _PRE = re.compile(r"(<pre\b.*?</pre>)", re.S)
 
 
+@functools.lru_cache(maxsize=64)  # (serve: a page kept from the last rebuild has the same HTML)
 def _spaced_cells(html: str) -> str:
     """A line break between adjacent table cells and after a <br> (outside code blocks): the page
     looks the same, and search's index no longer runs one cell's words into the next's
@@ -557,6 +558,7 @@ class FieldGuidePlugin(BasePlugin[FieldGuideConfig]):
             env.bytecode_cache = self._templates
             self._search.install(config)
             serving.memoize_highlighting()
+            serving.skip_idle_search_strip()
             serving.memoize_exec_markdown(self._markdown_stamp(config))
         return env
 

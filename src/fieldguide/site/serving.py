@@ -343,6 +343,39 @@ def memoize_highlighting() -> None:
     pymdownx_highlight.highlight = highlight
 
 
+_SEARCH_ATTRIBUTE = r"\s?data-search-\w+=\"[^\"]+\""  # what material's search strips from each page
+_SEARCH_VALUED = re.compile(r"data-search-\w+=\"[^\"]+\"")  # (in every match of it: found by its literal start)
+
+
+class _SearchRe:
+    """The `re` that material's search plugin calls: its removal of valued `data-search-*` attributes
+    from a page returns the page as it is when the text has none, found from the literal they start
+    with, instead of trying the pattern (which opens with an optional space) at every character of
+    every page's HTML on each rebuild. A page with one is substituted as before."""
+
+    def __init__(self, module) -> None:
+        self._re = module
+
+    def __getattr__(self, name):
+        return getattr(self._re, name)
+
+    def sub(self, pattern, repl, string, *args, **kwargs):
+        if pattern == _SEARCH_ATTRIBUTE and not args and not kwargs and isinstance(string, str):
+            if _SEARCH_VALUED.search(string) is None:
+                return string
+        return self._re.sub(pattern, repl, string, *args, **kwargs)
+
+
+def skip_idle_search_strip() -> None:
+    """Serve only (this process serves one site): see _SearchRe."""
+    try:
+        from material.plugins.search import plugin as search_plugin
+    except ImportError:
+        return
+    if getattr(search_plugin, "re", None) is re:
+        search_plugin.re = _SearchRe(re)
+
+
 _EXEC_MAX = 2000
 # a fence inside printed Markdown runs something of its own (a snippet block, another exec block):
 # its conversion is not a function of the text alone

@@ -12,6 +12,10 @@ What a fork would otherwise carry over from the worker, and how each is reset in
 * random number generators: a fresh process seeds torch's default generator (and Python's
   `random`) from the OS, but a forked child inherits the worker's state, so every child would
   draw the same "random" numbers -> reseeded from the OS in the child
+* modules: the worker also imports the compile backends' modules (`torch._dynamo.list_backends()`,
+  registration only), which a fresh process imports at its first compile: a snippet that times
+  its first compile in-process sees less import time than a fresh process would (the guide's
+  first-compile timings warm up first, or time a subprocess)
 * threads (intra-op pools)            -> the worker runs no tensor op, so no pool exists to fork;
                                          `warm_state()` reports the thread count, a test checks it
 * fds 0, 1 and 2 (the worker's request and protocol pipes), and the protocol channel's own fd
@@ -315,7 +319,12 @@ def worker_main() -> None:
     become_subreaper()
     terminate_on_signal()
     import torch  # noqa: F401 - the whole point: pay for this once
-    import torch._dynamo  # noqa: F401
+    import torch._dynamo
+
+    try:  # the backends' modules, which a process's first compile imports: paid here once, not per snippet
+        torch._dynamo.list_backends()
+    except Exception:  # noqa: BLE001 - a torch whose listing fails: each snippet imports them itself
+        pass
 
     protocol_fd = os.dup(1)
     protocol = os.fdopen(protocol_fd, "w", buffering=1)
