@@ -318,6 +318,36 @@ def test_a_build_no_record_holds_is_named_not_recorded(indexes):
     assert "2.12.0 (this build, not recorded)" in page and "2.12.0 (this build)" not in page
 
 
+def test_a_following_line_names_the_releases_that_printed_it(indexes):
+    """A row's torch column is every release that printed its first line; a line that followed it on some
+    of them only (the limit warning's hint and last reason are worded per release) names those releases, so
+    a copy built on one torch does not say its torch printed another release's follow-up lines."""
+    rec, _ = indexes["2.13.0"]
+    index = messages.index_for(rec, ROOT)
+    printed: dict[tuple[str, str], set[str]] = {}
+    for r in [rec, *messages.release_records(ROOT, exclude=rec.torch)]:
+        for result in r.log_views():
+            for _role, head, rest in messages._messages(result):
+                for part in filter(None, map(messages.normalize, rest)):
+                    printed.setdefault((messages.normalize(head), part), set()).add(r.torch)
+    narrower = 0
+    for i, m in enumerate(index.messages):
+        row = {t for ts in m.snippets.values() for t in ts}
+        cell = re.search(rf'<tr id="m{i + 1}".*?</td>', messages.kind_table(index, m.kind.id), re.S).group(0)
+        for part, releases in m.parts.items():
+            assert releases == printed[(m.pattern, part)], (m.pattern, part)
+            shown = f'<code class="fg-part">{html.escape(part)}</code>'
+            if releases == row:
+                assert shown + "<br>" in cell + "<br>" or cell.endswith(shown + "</td>"), (m.pattern, part)
+            else:
+                narrower += 1
+                label = re.search(re.escape(shown) + r' <span class="fg-role">\(on (.*?)\)</span>', cell)
+                assert label, (m.pattern, part)
+                names = [n.split(" (")[0] for n in html.unescape(label.group(1)).split(", ")]
+                assert names == [r.split("+")[0] for r in sorted(releases, key=messages._version)], (m.pattern, part)
+    assert narrower, "no follow-up line is printed by fewer releases than its row: the records changed, check the test"
+
+
 def test_the_page_explains_every_kind_the_index_shows_and_no_other(indexes):
     """What a kind means is written in docs/messages.md, one heading {#kind-ID} per kind a release printed or a
     cause of the paste box names; the build fails when a kind shown has no text there, and messages.py holds

@@ -521,7 +521,9 @@ class Message:
     example: str  # one line as printed (this build's when it printed one)
     snippets: dict[str, set[str]] = field(default_factory=dict)  # snippet path -> torch releases
     here: bool = False  # printed by this build
-    parts: list[str] = field(default_factory=list)  # the patterns of the lines that continue a multi-line warning
+    # the patterns of the lines that continue a multi-line warning -> the releases that printed each (a row's
+    # releases need not have printed every line that followed it on another release)
+    parts: dict[str, set[str]] = field(default_factory=dict)
 
     @property
     def regex(self) -> str:
@@ -639,8 +641,8 @@ def collect(build: BuildRecord, others: list[BuildRecord] = ()) -> dict[str, Mes
                 msg.snippets.setdefault(result.path, set()).add(rec.torch)
                 msg.here = msg.here or here
                 for part in map(normalize, rest):
-                    if part and part not in msg.parts:
-                        msg.parts.append(part)
+                    if part:
+                        msg.parts.setdefault(part, set()).add(rec.torch)
     return found
 
 
@@ -800,8 +802,13 @@ def _this_build(index: Index) -> str:
 
 
 def _releases_text(msg: Message, index: Index) -> str:
-    releases = sorted({r for rs in msg.snippets.values() for r in rs}, key=_version)
-    return ", ".join(r.split("+")[0] + (_this_build(index) if r == index.torch else "") for r in releases)
+    return _release_list({r for rs in msg.snippets.values() for r in rs}, index)
+
+
+def _release_list(releases: set[str], index: Index) -> str:
+    return ", ".join(
+        r.split("+")[0] + (_this_build(index) if r == index.torch else "") for r in sorted(releases, key=_version)
+    )
 
 
 def specificity(pattern: str) -> tuple[int, int]:
@@ -830,8 +837,16 @@ def data(index: Index, page_url: str = PAGE_URL) -> dict:
             "releases": _releases_text(m, index),
         }
         patterns.append({**entry, "re": m.regex, "pattern": m.pattern})
-        for part in m.parts:
-            patterns.append({**entry, "re": to_regex(part), "pattern": part, "part_of": m.pattern})
+        for part, releases in m.parts.items():
+            patterns.append(
+                {
+                    **entry,
+                    "re": to_regex(part),
+                    "pattern": part,
+                    "part_of": m.pattern,
+                    "releases": _release_list(releases, index),
+                }
+            )
     seen, ordered = set(), []
     for p in sorted(patterns, key=lambda p: specificity(p["pattern"]), reverse=True):  # stable: rows keep their order
         if p["pattern"] not in seen:
@@ -958,8 +973,11 @@ def kind_table(index: Index, kind_id: str, page_url: str = PAGE_URL) -> str:
             snips += f"<br>and {more} more"
         parts = ""
         if m.parts:
+            row = {r for rs in m.snippets.values() for r in rs}
             parts = '<br><span class="fg-role">followed by:</span>' + "".join(
-                f'<br><code class="fg-part">{e(p)}</code>' for p in m.parts
+                f'<br><code class="fg-part">{e(p)}</code>'
+                + ("" if releases == row else f' <span class="fg-role">(on {e(_release_list(releases, index))})</span>')
+                for p, releases in m.parts.items()
             )
         out.append(
             f'<tr id="m{i + 1}" data-kind="{e(m.kind.id)}"><td><code>{e(m.pattern)}</code><br>'

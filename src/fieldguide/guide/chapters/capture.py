@@ -644,7 +644,15 @@ def backends_table(result: SnippetResult) -> str:
                 reasons,
             ]
         )
-    return table(["backend", "guard lines in each entry's dump", "recompile reasons logged"], rows, "-r-")
+    return table(
+        [
+            "backend",
+            "guard lines in each entry's dump (a shape guard function's conditions not counted)",
+            "recompile reasons logged",
+        ],
+        rows,
+        "-r-",
+    )
 
 
 def _around_difference(line: str, partner: str | None, width: int = 110) -> str:
